@@ -349,8 +349,12 @@ def event_line(event: EventBase) -> str:
 
 
 def from_jsonl(text: str) -> list[EventBase]:
-    """Parse a JSONL log written by ``to_jsonl``."""
-    return [parse_event(json.loads(line)) for line in text.splitlines() if line.strip()]
+    """Parse a JSONL log written by ``to_jsonl``.
+
+    Lines are split on ``\\n`` only: ``str.splitlines`` would also split on U+2028, U+0085 and
+    friends, which ``json.dumps(ensure_ascii=False)`` leaves unescaped inside strings.
+    """
+    return [parse_event(json.loads(line)) for line in text.split("\n") if line.strip()]
 
 
 def roles_from_log(events: Sequence[EventBase]) -> dict[str, Role]:

@@ -195,8 +195,11 @@ def nomination_targets(living: Sequence[str], speaker: str) -> list[str]:
 
 
 def ballot_options(nominees: Sequence[str]) -> list[str]:
-    """A vote or revote ballot: one of the nominees (or tied players), or ``skip``."""
-    return [*nominees, SKIP]
+    """A vote or revote ballot: one of the nominees (or tied players), or ``skip``.
+
+    A player nominated by several speakers is one option (first nomination order is kept).
+    """
+    return [*dict.fromkeys(n for n in nominees if n != SKIP), SKIP]
 
 
 def night_kill_targets(living: Sequence[str], mafia: Iterable[str]) -> list[str]:
@@ -242,12 +245,14 @@ def resolve_vote(ballots: Mapping[str, str], nominees: Sequence[str]) -> VoteRes
     Skip ahead of or level with the top means no elimination; two or more nominees level at the
     top (and ahead of skip) are tied and go to defense and a revote. No nominees, no vote.
     """
-    if not nominees:
+    options = ballot_options(nominees)
+    candidates = options[:-1]  # the distinct nominees; the last option is skip
+    if not candidates:
         return VoteResult(kind="no_vote")
-    counts = tally(ballots, ballot_options(nominees))
+    counts = tally(ballots, options)
     by_option = dict(counts)
-    top = max(by_option[n] for n in nominees)
-    leaders = tuple(n for n in nominees if by_option[n] == top)
+    top = max(by_option[n] for n in candidates)
+    leaders = tuple(n for n in candidates if by_option[n] == top)
     if top == 0 or by_option[SKIP] >= top:
         return VoteResult(kind="no_elimination", counts=counts)
     if len(leaders) > 1:

@@ -1,0 +1,123 @@
+"""Action schemas are strict-mode safe, open with the SGR/belief fields and describe every field."""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from mafia import schemas
+from mafia.actions import ACTION_SCHEMAS, ActionBase, ActionKind
+
+SGR_FIELDS = [
+    "observations",
+    "suspicions",
+    "relationships",
+    "pattern_notes",
+    "strategy",
+    "reasoning",
+]
+SCHEMAS = sorted(set(ACTION_SCHEMAS.values()), key=lambda cls: cls.__name__)
+
+
+def objects(node: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON-schema object node (``type: object`` or with ``properties``), nested included."""
+    if isinstance(node, dict):
+        if node.get("type") == "object" or "properties" in node or "additionalProperties" in node:
+            yield node
+        for value in node.values():
+            yield from objects(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from objects(item)
+
+
+def annotation_has_dict(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    if (
+        annotation is dict
+        or origin is dict
+        or (isinstance(origin, type) and issubclass(origin, Mapping))
+    ):
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return False  # nested models are checked through the JSON schema
+    args = typing.get_args(annotation)
+    return any(annotation_has_dict(a) for a in args if not isinstance(a, types.NoneType))
+
+
+def test_every_action_kind_has_a_schema() -> None:
+    assert set(ACTION_SCHEMAS) == set(ActionKind)
+    assert all(issubclass(cls, ActionBase) for cls in ACTION_SCHEMAS.values())
+
+
+@pytest.mark.parametrize("cls", SCHEMAS, ids=lambda c: c.__name__)
+def test_objects_forbid_additional_properties(cls: type[BaseModel]) -> None:
+    found = list(objects(cls.model_json_schema()))
+    assert found, "the schema has no object at all"
+    for node in found:
+        assert node.get("additionalProperties") is False, node.get("title")
+        assert "properties" in node, f"{node.get('title')} is a free-form (dict) object"
+
+
+@pytest.mark.parametrize("cls", SCHEMAS, ids=lambda c: c.__name__)
+def test_no_dict_fields_and_no_defaults(cls: type[BaseModel]) -> None:
+    for name, info in cls.model_fields.items():
+        assert not annotation_has_dict(info.annotation), name
+        assert info.is_required(), f"{name} has a default (strict mode requires every field)"
+    for node in objects(cls.model_json_schema()):
+        assert sorted(node["required"]) == sorted(node["properties"]), node.get("title")
+        for prop in node["properties"].values():
+            assert "default" not in prop
+
+
+@pytest.mark.parametrize("cls", SCHEMAS, ids=lambda c: c.__name__)
+def test_sgr_fields_come_first_in_order(cls: type[BaseModel]) -> None:
+    properties = list(cls.model_json_schema()["properties"])
+    assert properties[: len(SGR_FIELDS)] == SGR_FIELDS
+    assert len(properties) > len(SGR_FIELDS), "an action needs its own field after the SGR ones"
+    assert list(cls.model_fields)[: len(SGR_FIELDS)] == SGR_FIELDS
+
+
+@pytest.mark.parametrize("cls", SCHEMAS, ids=lambda c: c.__name__)
+def test_every_field_has_a_description(cls: type[BaseModel]) -> None:
+    schema = cls.model_json_schema()
+    assert schema.get("description"), "the action itself needs a description"
+    for node in objects(schema):
+        for name, prop in node["properties"].items():
+            assert prop.get("description", "").strip(), f"{node.get('title')}.{name}"
+
+
+def test_checks_catch_a_dict_field_and_a_missing_description() -> None:
+    class Leaky(BaseModel):
+        notes: dict[str, str]
+        loose: int
+
+    schema = Leaky.model_json_schema()
+    assert annotation_has_dict(Leaky.model_fields["notes"].annotation)
+    assert any(node.get("additionalProperties") is not False for node in objects(schema))
+    assert not schema["properties"]["loose"].get("description")
+
+
+def _shapes() -> list[type[BaseModel]]:
+    return [
+        obj
+        for obj in vars(schemas).values()
+        if isinstance(obj, type)
+        and issubclass(obj, BaseModel)
+        and obj.__module__ == schemas.__name__
+        and not obj.__name__.startswith("_")
+    ]
+
+
+@pytest.mark.parametrize("cls", _shapes(), ids=lambda c: c.__name__)
+def test_context_shapes_have_no_dict_fields(cls: type[BaseModel]) -> None:
+    for name, info in cls.model_fields.items():
+        assert not annotation_has_dict(info.annotation), name
+    for node in objects(cls.model_json_schema()):
+        assert node.get("additionalProperties") is False, node.get("title")
+        assert "properties" in node, node.get("title")
