@@ -25,21 +25,15 @@ def _validate(config: GameConfig) -> Callable[[], object]:
 
 
 def _parse_then_validate(spec: dict[str, int], players: int) -> Callable[[], object]:
-    return lambda: validate_config(
-        GameConfig(players=players, roles=parse_role_counts(spec, players))
-    )
+    return lambda: validate_config(GameConfig(players=players, roles=parse_role_counts(spec, players)))
 
 
 @pytest.mark.parametrize(
     ("make", "field", "mentions"),
     [
         pytest.param(_validate(GameConfig(players=4)), "players", ["5", "16", "4"], id="4-seats"),
-        pytest.param(
-            _validate(GameConfig(players=17)), "players", ["5", "16", "17"], id="17-seats"
-        ),
-        pytest.param(
-            lambda: parse_role_counts({}, 17), "players", ["5", "16", "17"], id="parse-17-seats"
-        ),
+        pytest.param(_validate(GameConfig(players=17)), "players", ["5", "16", "17"], id="17-seats"),
+        pytest.param(lambda: parse_role_counts({}, 17), "players", ["5", "16", "17"], id="parse-17-seats"),
         pytest.param(
             _validate(GameConfig(players=6, roles=RoleCounts(3, 1, 1, 1))),
             "roles.mafia",
@@ -136,9 +130,7 @@ def _parse_then_validate(spec: dict[str, int], players: int) -> Callable[[], obj
             ["non-empty"],
             id="empty-name",
         ),
-        pytest.param(
-            _validate(GameConfig(round_cap=0)), "round_cap", ["1 or more"], id="round-cap-0"
-        ),
+        pytest.param(_validate(GameConfig(round_cap=0)), "round_cap", ["1 or more"], id="round-cap-0"),
         pytest.param(
             lambda: assign_roles(GameConfig(players=16, roles=RoleCounts(8, 1, 1, 6))),
             "roles.mafia",
@@ -147,9 +139,7 @@ def _parse_then_validate(spec: dict[str, int], players: int) -> Callable[[], obj
         ),
     ],
 )
-def test_config_error_names_the_field(
-    make: Callable[[], object], field: str, mentions: list[str]
-) -> None:
+def test_config_error_names_the_field(make: Callable[[], object], field: str, mentions: list[str]) -> None:
     with pytest.raises(ConfigError) as raised:
         make()
     assert raised.value.field == field

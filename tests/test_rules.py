@@ -170,9 +170,7 @@ def test_investigation_targets(living: list[str], detective: str, expected: list
     ("votes", "nominees", "kind", "eliminated", "tied"),
     [
         pytest.param(("A", "A", SKIP), ["A"], "eliminated", "A", (), id="single-nominee-ahead"),
-        pytest.param(
-            ("A", "A", "A", "B", SKIP), ["A", "B"], "eliminated", "A", (), id="strict-top"
-        ),
+        pytest.param(("A", "A", "A", "B", SKIP), ["A", "B"], "eliminated", "A", (), id="strict-top"),
         pytest.param(("A", "A", "B", "B", SKIP), ["A", "B"], "tie", None, ("A", "B"), id="tie-2"),
         pytest.param(
             ("A", "B", "C", "C", "B", "A", SKIP),
@@ -182,18 +180,10 @@ def test_investigation_targets(living: list[str], detective: str, expected: list
             ("A", "B", "C"),
             id="tie-3",
         ),
-        pytest.param(
-            ("A", "B", "A", "B", "C"), ["A", "B", "C"], "tie", None, ("A", "B"), id="tie-2-of-3"
-        ),
-        pytest.param(
-            ("B", "A", "B", "A"), ["B", "A"], "tie", None, ("B", "A"), id="tie-in-nominee-order"
-        ),
-        pytest.param(
-            (SKIP, SKIP, SKIP, "A", "A"), ["A"], "no_elimination", None, (), id="skip-ahead"
-        ),
-        pytest.param(
-            (SKIP, SKIP, "A", "A", "B"), ["A", "B"], "no_elimination", None, (), id="skip-tied-top"
-        ),
+        pytest.param(("A", "B", "A", "B", "C"), ["A", "B", "C"], "tie", None, ("A", "B"), id="tie-2-of-3"),
+        pytest.param(("B", "A", "B", "A"), ["B", "A"], "tie", None, ("B", "A"), id="tie-in-nominee-order"),
+        pytest.param((SKIP, SKIP, SKIP, "A", "A"), ["A"], "no_elimination", None, (), id="skip-ahead"),
+        pytest.param((SKIP, SKIP, "A", "A", "B"), ["A", "B"], "no_elimination", None, (), id="skip-tied-top"),
         pytest.param(
             (SKIP, SKIP, "A", "A", "B", "B"),
             ["A", "B"],
@@ -205,12 +195,8 @@ def test_investigation_targets(living: list[str], detective: str, expected: list
         pytest.param((SKIP, SKIP), ["A", "B"], "no_elimination", None, (), id="all-skip"),
         pytest.param((), ["A", "B"], "no_elimination", None, (), id="no-ballots"),
         pytest.param(("A", "B"), [], "no_vote", None, (), id="no-nominations"),
-        pytest.param(
-            ("A", "C", "C", "C"), ["A", "B"], "eliminated", "A", (), id="off-ballot-ignored"
-        ),
-        pytest.param(
-            ("A", "A", "B"), ["A", "B", "A"], "eliminated", "A", (), id="duplicate-nominee"
-        ),
+        pytest.param(("A", "C", "C", "C"), ["A", "B"], "eliminated", "A", (), id="off-ballot-ignored"),
+        pytest.param(("A", "A", "B"), ["A", "B", "A"], "eliminated", "A", (), id="duplicate-nominee"),
     ],
 )
 def test_resolve_vote(
@@ -237,15 +223,11 @@ def test_resolve_vote_reports_counts_in_option_order() -> None:
         pytest.param(("A", "B", SKIP), ["A", "B"], "no_elimination", None, id="revote-tie-2"),
         pytest.param(("A", "B", "C"), ["A", "B", "C"], "no_elimination", None, id="revote-tie-3"),
         pytest.param((SKIP, SKIP, "A"), ["A", "B"], "no_elimination", None, id="revote-skip"),
-        pytest.param(
-            (SKIP, "A", "B", "B", SKIP), ["A", "B"], "no_elimination", None, id="revote-skip-tied"
-        ),
+        pytest.param((SKIP, "A", "B", "B", SKIP), ["A", "B"], "no_elimination", None, id="revote-skip-tied"),
         pytest.param(("A",), [], "no_vote", None, id="nobody-tied"),
     ],
 )
-def test_resolve_revote(
-    votes: tuple[str, ...], tied: list[str], kind: str, eliminated: str | None
-) -> None:
+def test_resolve_revote(votes: tuple[str, ...], tied: list[str], kind: str, eliminated: str | None) -> None:
     result = resolve_revote(ballots(*votes), tied)
     assert (result.kind, result.eliminated) == (kind, eliminated)
 
@@ -294,9 +276,7 @@ def test_agreed_target(proposals: tuple[str, ...], expected: str | None) -> None
 @pytest.mark.parametrize(
     ("choices", "seat_order", "expected"),
     [
-        pytest.param(
-            {"P6": "A", "P2": "B"}, ["P2", "P6"], KillDecision("B", "lowest_seat"), id="k2-split"
-        ),
+        pytest.param({"P6": "A", "P2": "B"}, ["P2", "P6"], KillDecision("B", "lowest_seat"), id="k2-split"),
         pytest.param(
             {"P7": "C", "P5": "A", "P2": "B"},
             ["P2", "P5", "P7"],
@@ -329,9 +309,7 @@ def test_agreed_target(proposals: tuple[str, ...], expected: str | None) -> None
         ),
     ],
 )
-def test_resolve_round2(
-    choices: dict[str, str], seat_order: list[str], expected: KillDecision
-) -> None:
+def test_resolve_round2(choices: dict[str, str], seat_order: list[str], expected: KillDecision) -> None:
     assert resolve_round2(choices, seat_order) == expected
 
 

@@ -26,9 +26,7 @@ Case = tuple[list[str], list[tuple[str, str]]]
 def vote_cases(draw: st.DrawFn, min_nominees: int = 0) -> Case:
     """Nominees (distinct, in some order) and ballots as (voter, choice) pairs; a few ballots may
     name a non-nominee, which the rules ignore."""
-    nominees = draw(
-        st.lists(st.sampled_from(NAMES), min_size=min_nominees, max_size=4, unique=True)
-    )
+    nominees = draw(st.lists(st.sampled_from(NAMES), min_size=min_nominees, max_size=4, unique=True))
     voters = draw(st.lists(st.sampled_from(NAMES), max_size=len(NAMES), unique=True))
     choices = st.sampled_from([*nominees, SKIP]) if nominees else st.just(SKIP)
     weighted = st.one_of(choices, choices, choices, st.sampled_from(NAMES))

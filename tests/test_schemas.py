@@ -38,11 +38,7 @@ def objects(node: Any) -> Iterator[dict[str, Any]]:
 
 def annotation_has_dict(annotation: Any) -> bool:
     origin = typing.get_origin(annotation)
-    if (
-        annotation is dict
-        or origin is dict
-        or (isinstance(origin, type) and issubclass(origin, Mapping))
-    ):
+    if annotation is dict or origin is dict or (isinstance(origin, type) and issubclass(origin, Mapping)):
         return True
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return False  # nested models are checked through the JSON schema

@@ -289,9 +289,7 @@ def game_log() -> list[ev.EventBase]:
             reasoning="weak defense",
             suspicions=[ev.SuspicionNote(player="P5", level=8, reasoning="weak defense")],
         ),
-        ev.Fallback(
-            round=1, player="P7", action="revote", error="bad name", attempts=3, applied="skip"
-        ),
+        ev.Fallback(round=1, player="P7", action="revote", error="bad name", attempts=3, applied="skip"),
         ev.VoteRound(
             round=1,
             revote=True,
@@ -407,9 +405,7 @@ def test_dead_roles_stay_hidden_until_game_over(viewer: str) -> None:
         pytest.param("P6", [], [], id="doctor"),
     ],
 )
-def test_mafia_see_partners_and_their_talk(
-    viewer: str, partners: list[str], strategies: list[str]
-) -> None:
+def test_mafia_see_partners_and_their_talk(viewer: str, partners: list[str], strategies: list[str]) -> None:
     view = player_view(game_log(), viewer)
     [own] = [e for e in view if isinstance(e, ev.RoleAssigned)]
     assert own.partners == partners

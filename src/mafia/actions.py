@@ -63,9 +63,7 @@ class ActionBase(BaseModel):
     pattern_notes: list[str] = Field(
         description="Short notes on behaviour patterns worth remembering (may be empty)."
     )
-    strategy: str = Field(
-        description="Your plan for this turn and the next, given your role's goal."
-    )
+    strategy: str = Field(description="Your plan for this turn and the next, given your role's goal.")
     reasoning: str = Field(
         description="Step by step, why the choice below follows from your observations and plan."
     )
@@ -123,9 +121,7 @@ class MafiaRound2Action(ActionBase):
 class ProtectAction(ActionBase):
     """The Doctor's protection for tonight."""
 
-    target: str = Field(
-        description="Exact name of one living player to protect (you may pick yourself)."
-    )
+    target: str = Field(description="Exact name of one living player to protect (you may pick yourself).")
 
 
 class InvestigateAction(ActionBase):

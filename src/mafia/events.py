@@ -362,9 +362,7 @@ def roles_from_log(events: Sequence[EventBase]) -> dict[str, Role]:
     return {e.player: e.role for e in events if isinstance(e, RoleAssigned)}
 
 
-def _in_audience(
-    event: EventBase, audience: Audience, viewer: str, roles: Mapping[str, Role]
-) -> bool:
+def _in_audience(event: EventBase, audience: Audience, viewer: str, roles: Mapping[str, Role]) -> bool:
     if audience is Audience.ACTOR:
         return event.actor() == viewer
     if audience is Audience.MAFIA:
@@ -372,9 +370,7 @@ def _in_audience(
     return roles.get(viewer) is Role.DOCTOR
 
 
-def entitled(
-    event: EventBase, viewer: str, roles: Mapping[str, Role]
-) -> tuple[bool, frozenset[str]]:
+def entitled(event: EventBase, viewer: str, roles: Mapping[str, Role]) -> tuple[bool, frozenset[str]]:
     """Whether ``viewer`` sees ``event`` at all, and which of its private fields they may read."""
     if event.AUDIENCE is not None and not _in_audience(event, event.AUDIENCE, viewer, roles):
         return False, frozenset()

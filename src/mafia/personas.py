@@ -25,9 +25,7 @@ PERSONAS: tuple[Persona, ...] = (
     Persona("storyteller", "A chatty storyteller who reads people through their tone and habits."),
     Persona("veteran", "A terse veteran of many games who trusts patterns over words."),
     Persona("newcomer", "An earnest newcomer who thinks aloud and admits uncertainty."),
-    Persona(
-        "lawyer", "A sharp lawyer who cross-examines contradictions between speeches and votes."
-    ),
+    Persona("lawyer", "A sharp lawyer who cross-examines contradictions between speeches and votes."),
     Persona("joker", "A light-hearted joker who defuses tension but still votes with conviction."),
     Persona("guardian", "A protective guardian who defends the quiet and distrusts bandwagons."),
     Persona("strategist", "A cold strategist who counts the living and plans for the endgame."),

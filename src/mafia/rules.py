@@ -98,9 +98,7 @@ def parse_role_counts(spec: Mapping[str, int], players: int) -> RoleCounts:
     """
     unknown = sorted(set(spec) - set(ROLE_FIELDS))
     if unknown:
-        raise ConfigError(
-            "roles", f"unknown role {unknown[0]!r}; allowed: {', '.join(ROLE_FIELDS)}"
-        )
+        raise ConfigError("roles", f"unknown role {unknown[0]!r}; allowed: {', '.join(ROLE_FIELDS)}")
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         _bad_players(players)
     base = RoleCounts.default(players)
@@ -129,9 +127,7 @@ def validate_config(config: GameConfig) -> None:
     if config.names is not None:
         names = config.names
         if len(names) != config.players:
-            raise ConfigError(
-                "names", f"need {config.players} names (one per seat), got {len(names)}"
-            )
+            raise ConfigError("names", f"need {config.players} names (one per seat), got {len(names)}")
         for name in names:
             if not name.strip() or name != name.strip():
                 raise ConfigError("names", f"names must be non-empty without edge spaces: {name!r}")

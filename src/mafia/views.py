@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 from mafia.events import EventBase, entitled, roles_from_log
 from mafia.rules import Role
+
+_CACHE_SIZE = 256
+# (id of the log's first event, viewer) -> (events seen, last event seen, view so far)
+_views: OrderedDict[tuple[int, str], tuple[int, EventBase, list[EventBase]]] = OrderedDict()
+_lock = threading.Lock()
 
 
 def redact(event: EventBase, viewer: str, roles: Mapping[str, Role]) -> EventBase | None:
@@ -24,6 +31,25 @@ def player_view(
     """Public events, the viewer's own private facts and their team's, nothing else, in log order.
 
     ``roles`` may be passed when the caller already has them; otherwise they are read from the log.
+    Views of a growing log are extended rather than recomputed: the log is append-only, so a
+    cached view stays valid while the events it covered are the very same objects.
     """
+    if not events:
+        return []
     known = roles if roles is not None else roles_from_log(events)
-    return [e for e in (redact(ev, viewer, known) for ev in events) if e is not None]
+    key = (id(events[0]), viewer)
+    start, view = 0, []
+    with _lock:
+        cached = _views.get(key)
+    if cached is not None and roles is None:
+        n, last, seen = cached
+        if n <= len(events) and events[n - 1] is last:
+            start, view = n, list(seen)
+    view += [e for e in (redact(ev, viewer, known) for ev in events[start:]) if e is not None]
+    if roles is None:
+        with _lock:
+            _views[key] = (len(events), events[-1], view)
+            _views.move_to_end(key)
+            while len(_views) > _CACHE_SIZE:
+                _views.popitem(last=False)
+    return list(view)

@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-# Section headers, in the order they appear. Task headers are "[YOUR TASK: SPEAK]" etc.
+# Section headers. Task headers are "[YOUR TASK: SPEAK]" etc. The system message holds IDENTITY,
+# RULES and FIELD_GUIDE (stable for the whole game); the user message opens with TRANSCRIPT (cold
+# before hot, so consecutive prompts share a long prefix), then STATE, MAFIA_INFO, INVESTIGATIONS,
+# RECENT, DEFENSE, MEMORY, and ends with the task.
 IDENTITY = "[YOUR IDENTITY]"
 RULES = "[GAME RULES]"
 STATE = "[CURRENT STATE]"
@@ -31,9 +34,7 @@ TASK_LINE = re.compile(r"^\[YOUR TASK: (?P<action>[A-Z_0-9]+)\]$", re.M)
 TARGETS_LINE = re.compile(r"^Valid targets: (?P<targets>.*)$", re.M)
 LIVING_LINE = re.compile(r"^Living: (?P<names>.*)$", re.M)
 PARTNERS_LINE = re.compile(r"^Your Mafia partners: (?P<partners>.*)$", re.M)
-RESULT_LINE = re.compile(
-    r"^- Night (?P<night>\d+): (?P<target>.+?) is (?P<result>Mafia|Not Mafia)$", re.M
-)
+RESULT_LINE = re.compile(r"^- Night (?P<night>\d+): (?P<target>.+?) is (?P<result>Mafia|Not Mafia)$", re.M)
 SPEECH_LINE = re.compile(
     r'^- (?P<speaker>.+?) said: "(?P<text>.*)"(?: \(nominated (?P<nomination>.+?)\))?$', re.M
 )
@@ -76,3 +77,174 @@ def format_speech(speaker: str, text: str, nomination: str | None) -> str:
 def split_names(field: str) -> list[str]:
     """The names of a comma-separated list line (as written by the formatters above)."""
     return [part.strip() for part in field.split(",") if part.strip()]
+
+
+# ---- lines the house model also reads (added for it; the context builder writes them) ----------
+# Each pattern has a ``format_*`` twin below. A reader must not depend on any of them being present:
+# a prompt without, say, a persona line is still a valid prompt (the reader just knows less).
+
+PERSONA_LINE = re.compile(r"^Your persona: (?P<persona>.*)$", re.M)
+# A line opening with "Day N" (as written: "Day N:") starts that day's part of the transcript.
+DAY_HEADER = re.compile(r"^Day (?P<day>\d+)\b.*$", re.M)
+DEFENSE_LINE = re.compile(r'^- (?P<speaker>[^"]+?) defended: "(?P<text>.*)"$', re.M)
+LAST_WORDS_LINE = re.compile(r'^- (?P<speaker>[^"]+?) last words: "(?P<text>.*)"$', re.M)
+CLAIM_LINE = re.compile(
+    r"^- (?P<player>[^\"]+?) claimed (?P<role>Mafia|Detective|Doctor|Town)"
+    r"(?: \(day (?P<day>\d+)\))?$",
+    re.M,
+)
+ACCUSATION_LINE = re.compile(
+    r"^- (?P<accuser>[^\"]+?) accused (?P<accused>[^\"]+?)(?: \(day (?P<day>\d+)\))?$", re.M
+)
+# One entry of the ``DEAD_LINE`` field as ``format_dead`` writes it: "Player 3 (night 1)".
+DEAD_ENTRY = re.compile(r"(?:^|, )(?P<name>[^,]+?) \((?P<how>night|voted day) (?P<round>\d+)\)")
+
+
+def format_persona(description: str) -> str:
+    return f"Your persona: {description}"
+
+
+def format_day_header(day: int) -> str:
+    """Opens one verbatim day of the transcript; the lines below it (speeches, ballots, defenses,
+    last words) belong to that day."""
+    return f"Day {day}:"
+
+
+def format_defense(speaker: str, text: str) -> str:
+    """A tied player's defense speech (``text`` made safe as for ``format_speech``)."""
+    return f'- {speaker} defended: "{text}"'
+
+
+def format_last_words(speaker: str, text: str) -> str:
+    """A day-eliminated player's last words (``text`` made safe as for ``format_speech``)."""
+    return f'- {speaker} last words: "{text}"'
+
+
+def format_claim(player: str, role: str, day: int | None = None) -> str:
+    """A claims-ledger line: ``player`` claimed ``role`` for themself (on ``day`` if known)."""
+    tail = f" (day {day})" if day is not None else ""
+    return f"- {player} claimed {role}{tail}"
+
+
+def format_accusation(accuser: str, accused: str, day: int | None = None) -> str:
+    """A claims-ledger line: ``accuser`` pointed at ``accused`` as suspicious."""
+    tail = f" (day {day})" if day is not None else ""
+    return f"- {accuser} accused {accused}{tail}"
+
+
+# ---- additional anchors (the context builder's other fixed lines) ------------------------------
+
+FIELD_GUIDE = "[ANSWER FIELD GUIDE]"
+
+ROUND_LINE = re.compile(r"^Round: (?P<phase>Day|Night) (?P<number>\d+)$", re.M)
+DEAD_LINE = re.compile(r"^Dead: (?P<entries>.*)$", re.M)
+NOMINEES_LINE = re.compile(r"^Nominees: (?P<names>.*)$", re.M)
+TIED_LINE = re.compile(r"^Tied players: (?P<names>.*)$", re.M)
+BALLOTS_LINE = re.compile(r"^(?P<label>Votes|Revote votes): (?P<ballots>.*)$", re.M)
+NIGHT_DEATH_LINE = re.compile(
+    r"^Night (?P<night>\d+): (?:(?P<victim>.+?) was killed|no one was killed)\.$", re.M
+)
+PROPOSAL_LINE = re.compile(r'^- (?P<speaker>.+?) proposed (?P<target>.+?): "(?P<text>.*)"$', re.M)
+STRATEGY_LINE = re.compile(r'^- (?P<speaker>.+?) wrote: "(?P<text>.*)"$', re.M)
+
+NONE = "none"
+
+# Compressed rounds list their accusations (nominations included) on one line, grouped by
+# accuser: "Accusations: Player 1 -> Player 3; Player 2 -> Player 4, Player 7".
+ACCUSATIONS_LINE = re.compile(r"^Accusations: (?P<entries>.*)$", re.M)
+
+
+def format_accusations(pairs: Sequence[tuple[str, str]]) -> str:
+    """Every (accuser, accused) pair on one line, grouped by accuser in first-seen order."""
+    grouped: dict[str, list[str]] = {}
+    for accuser, accused in pairs:
+        grouped.setdefault(accuser, []).append(accused)
+    return "Accusations: " + "; ".join(f"{a} -> {', '.join(b)}" for a, b in grouped.items())
+
+
+def parse_accusations(field: str) -> list[tuple[str, str]]:
+    """The (accuser, accused) pairs of an accusations line's field (``format_accusations``)."""
+    pairs: list[tuple[str, str]] = []
+    for group in field.split("; "):
+        accuser, sep, accused = group.partition(" -> ")
+        if sep:
+            pairs.extend((accuser.strip(), name) for name in split_names(accused))
+    return pairs
+
+
+def format_round(phase: str, number: int) -> str:
+    """The game-time line, e.g. "Round: Day 3" or "Round: Night 0"."""
+    return f"Round: {phase} {number}"
+
+
+def format_dead(entries: Sequence[tuple[str, str]]) -> str:
+    """Dead players with how they died, e.g. "Dead: Player 3 (night 1), Player 5 (voted day 2)"."""
+    if not entries:
+        return f"Dead: {NONE}"
+    return "Dead: " + ", ".join(f"{name} ({how})" for name, how in entries)
+
+
+def format_nominees(names: Sequence[str]) -> str:
+    return "Nominees: " + (", ".join(names) if names else NONE)
+
+
+def format_tied(names: Sequence[str]) -> str:
+    return "Tied players: " + ", ".join(names)
+
+
+def format_ballots(label: str, ballots: Sequence[tuple[str, str]]) -> str:
+    """Every ballot of a vote, e.g. "Votes: Player 1 -> Player 5, Player 2 -> skip"."""
+    return f"{label}: " + ", ".join(f"{voter} -> {target}" for voter, target in ballots)
+
+
+def parse_ballots(field: str) -> list[tuple[str, str]]:
+    """The (voter, target) pairs of a ballots line's field, as written by ``format_ballots``."""
+    pairs = []
+    for part in split_names(field):
+        voter, _, target = part.partition(" -> ")
+        pairs.append((voter.strip(), target.strip()))
+    return pairs
+
+
+def format_night_death(night: int, victim: str | None) -> str:
+    """A night's public outcome, e.g. "Night 2: Player 6 was killed."."""
+    if victim is None:
+        return f"Night {night}: no one was killed."
+    return f"Night {night}: {victim} was killed."
+
+
+def format_proposal(speaker: str, target: str, text: str) -> str:
+    """A Mafia kill proposal; ``text`` must already be made safe like a speech."""
+    return f'- {speaker} proposed {target}: "{text}"'
+
+
+def format_strategy(speaker: str, text: str) -> str:
+    """A Mafia night-zero strategy note; ``text`` must already be made safe like a speech."""
+    return f'- {speaker} wrote: "{text}"'
+
+
+# Every whole-line pattern the engine writes; player text imitating one of them is neutralised.
+ENGINE_LINE_PATTERNS: tuple[re.Pattern[str], ...] = (
+    IDENTITY_LINE,
+    TASK_LINE,
+    TARGETS_LINE,
+    LIVING_LINE,
+    PARTNERS_LINE,
+    RESULT_LINE,
+    SPEECH_LINE,
+    ROUND_LINE,
+    DEAD_LINE,
+    NOMINEES_LINE,
+    TIED_LINE,
+    BALLOTS_LINE,
+    NIGHT_DEATH_LINE,
+    PROPOSAL_LINE,
+    STRATEGY_LINE,
+    PERSONA_LINE,
+    DAY_HEADER,
+    DEFENSE_LINE,
+    LAST_WORDS_LINE,
+    CLAIM_LINE,
+    ACCUSATION_LINE,
+    ACCUSATIONS_LINE,
+)

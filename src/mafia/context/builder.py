@@ -1,0 +1,200 @@
+"""build_context: one player's prompt for one decision, rendered from their view of the log only.
+
+The log goes through ``views.player_view`` first; everything after that (sections, transcript,
+memory, task) is derived from the view. The stable sections come first and form the system message,
+byte-identical on every call of the player in a game; the rest forms the user message, ending with
+the task. Every section's tokens are counted exactly (o200k_base).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from mafia.actions import ActionKind
+from mafia.context import extraction, safety, sections, tokens, transcript
+from mafia.context.memory import memory_from_record
+from mafia.context.policy import ContextPolicy
+from mafia.context.record import read_view
+from mafia.context.situation import Situation
+from mafia.context.tasks import task
+from mafia.context.transcript import RoundEntry, TranscriptManager
+from mafia.context.transcript_text import transcript_body
+from mafia.events import EventBase
+from mafia.rules import Role
+from mafia.views import player_view
+
+SEPARATOR = "\n\n"
+
+
+def clear_caches() -> None:
+    """Forget every cache of the context package (cold-build benchmarks and tests)."""
+    transcript.clear_cache()
+    tokens.clear_cache()
+    extraction.clear_cache()
+    safety.quote_text.cache_clear()
+    sections.identity_text.cache_clear()
+    sections.rules_text.cache_clear()
+    sections.field_guide_text.cache_clear()
+
+
+@dataclass(frozen=True)
+class Section:
+    """One rendered section: its name, text, the tokens it adds to its message, and whether it is
+    stable (identical on every call of the player in this game)."""
+
+    name: str
+    text: str
+    tokens: int
+    stable: bool
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """A player's prompt for one decision, with its sections and exact token counts."""
+
+    player: str
+    action: ActionKind
+    sections: tuple[Section, ...]
+    system: str
+    user: str
+    total_tokens: int
+    stable_tokens: int
+    policy: str = ""
+    phase: str = ""
+    round_number: int = 0
+    trimmed: tuple[str, ...] = field(default=())
+
+    def messages(self) -> list[BaseMessage]:
+        """The chat messages to send: the stable system prompt, then the turn's user prompt."""
+        return [SystemMessage(content=self.system), HumanMessage(content=self.user)]
+
+    def token_counts(self) -> list[tuple[str, int]]:
+        """(section name, tokens) for the prompts log, in prompt order."""
+        return [(s.name, s.tokens) for s in self.sections]
+
+    def section(self, name: str) -> Section | None:
+        return next((s for s in self.sections if s.name == name), None)
+
+
+def _counted(parts: Sequence[tuple[str, str]], stable: bool) -> list[Section]:
+    """Sections of one message; each counts its separator, so the counts add up to the message."""
+    out = []
+    for i, (name, text) in enumerate(parts):
+        counted = text + SEPARATOR if i < len(parts) - 1 else text
+        out.append(Section(name=name, text=text, tokens=tokens.count_tokens(counted), stable=stable))
+    return out
+
+
+@dataclass
+class _Hot:
+    """The trimmable (hot) material and how much of it has been trimmed so far."""
+
+    compressed: list[RoundEntry]
+    verbatim: list[RoundEntry]
+    trimmed_speeches: int = 0
+    recent_dropped: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def trim_once(self, situation: Situation, has_recent: bool) -> bool:
+        """Trim the oldest hot material one step; False when nothing trimmable is left."""
+        if len(self.verbatim) > 1:
+            oldest = self.verbatim.pop(0)
+            self.compressed.append(oldest)
+            self.notes.append(f"compressed day {oldest.number}")
+            return True
+        if has_recent and not self.recent_dropped:
+            self.recent_dropped = True
+            self.notes.append("recent events")
+            return True
+        current = self.verbatim[-1].transcript if self.verbatim else None
+        if (
+            current is not None
+            and not situation.keeps_current_round
+            and self.trimmed_speeches < len(current.speeches)
+        ):
+            speech = current.speeches[self.trimmed_speeches]
+            self.trimmed_speeches += 1
+            self.notes.append(f"speech of {speech.speaker} on day {current.round_number}")
+            return True
+        return False
+
+
+def build_context(
+    events: Sequence[EventBase],
+    player: str,
+    action: ActionKind,
+    policy: ContextPolicy = ContextPolicy(),  # noqa: B008 - frozen, so one shared default is safe
+    *,
+    game_over: bool = False,
+) -> RenderedPrompt:
+    """Render ``player``'s prompt for ``action`` from the full log, seen through their view."""
+    record = read_view(player_view(events, player), player)
+    s = Situation(record=record, action=action, policy=policy, game_over=game_over)
+    memory = memory_from_record(record, policy.recent_reasonings, policy.summary_plans)
+
+    stable = _counted(
+        [
+            ("identity", sections.identity(s)),
+            ("rules", sections.rules(s)),
+            ("field_guide", sections.field_guide_text()),
+        ],
+        stable=True,
+    )
+
+    manager = TranscriptManager.from_record(record, policy.verbatim_rounds, day_open=not s.is_night)
+    compressed, verbatim = manager.window(full=policy.full_transcript)
+    hot = _Hot(list(compressed), list(verbatim))
+
+    # Cold before hot: the transcript opens the user message (older days, then recent days), so
+    # a player's consecutive prompts share the longest possible prefix; the task comes last.
+    role_parts: list[tuple[str, str]] = [("state", sections.state(s))]
+    if s.role is Role.MAFIA:
+        role_parts.append(("mafia_info", sections.mafia_info(s, memory.facts.kill_history)))
+    if s.role is Role.DETECTIVE:
+        role_parts.append(("investigations", sections.investigations(s)))
+    recent_text = sections.recent(s) if policy.recent_events else ""
+    defense_text = sections.defense(s) if action in (ActionKind.DEFENSE, ActionKind.REVOTE) else ""
+    tail = [("memory", sections.memory(memory)), ("task", task(s))]
+
+    def user_parts() -> list[tuple[str, str]]:
+        body = transcript_body(
+            hot.compressed,
+            hot.verbatim,
+            all_rounds=manager.entries,
+            trimmed_speeches=hot.trimmed_speeches,
+            ledger=policy.claims_ledger,
+        )
+        parts = [("transcript", sections.transcript(body)), *role_parts]
+        if recent_text and not hot.recent_dropped:
+            parts.append(("recent_events", recent_text))
+        if defense_text:
+            parts.append(("defense", defense_text))
+        return parts + tail
+
+    dynamic = _counted(user_parts(), stable=False)
+    stable_tokens = sum(x.tokens for x in stable)
+    if policy.token_budget is not None:
+        while stable_tokens + sum(x.tokens for x in dynamic) > policy.token_budget:
+            if not hot.trim_once(s, bool(recent_text)):
+                over = stable_tokens + sum(x.tokens for x in dynamic) - policy.token_budget
+                hot.notes.append(f"over budget by {over} tokens with nothing left to trim")
+                break
+            dynamic = _counted(user_parts(), stable=False)
+
+    all_sections = (*stable, *dynamic)
+    return RenderedPrompt(
+        player=player,
+        action=action,
+        sections=all_sections,
+        system=SEPARATOR.join(x.text for x in stable),
+        user=SEPARATOR.join(x.text for x in dynamic),
+        total_tokens=sum(x.tokens for x in all_sections),
+        stable_tokens=stable_tokens,
+        policy=policy.name,
+        phase=s.phase,
+        round_number=s.number,
+        trimmed=tuple(hot.notes),
+    )

@@ -1,0 +1,50 @@
+"""ContextPolicy: the knobs of what a player's prompt holds, named so arenas can compare them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mafia.context.memory import RECENT_REASONINGS, SUMMARY_PLANS
+from mafia.context.transcript import DEFAULT_VERBATIM_ROUNDS
+
+
+def _auto_name(policy: ContextPolicy) -> str:
+    parts = ["full" if policy.full_transcript else f"window{policy.verbatim_rounds}"]
+    if policy.token_budget is not None:
+        parts.append(f"budget{policy.token_budget}")
+    if not policy.recent_events:
+        parts.append("norecent")
+    if policy.recent_reasonings != RECENT_REASONINGS:
+        parts.append(f"reasonings{policy.recent_reasonings}")
+    return "-".join(parts)
+
+
+@dataclass(frozen=True)
+class ContextPolicy:
+    """How much history a prompt carries and what is trimmed first when it is too long.
+
+    The defaults are the specification's: current and previous round verbatim, older rounds
+    compressed, no budget. With ``token_budget`` set, an over-long prompt loses its oldest hot
+    material first (the previous round is compressed, then recent events go, then the oldest
+    speeches of the current round, which a vote never loses); frozen sections (identity, rules)
+    and cold summaries are never trimmed.
+    """
+
+    verbatim_rounds: int = DEFAULT_VERBATIM_ROUNDS
+    token_budget: int | None = None
+    full_transcript: bool = False
+    recent_events: bool = True
+    recent_reasonings: int = RECENT_REASONINGS
+    summary_plans: int = SUMMARY_PLANS
+    claims_ledger: bool = True
+    name: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if self.verbatim_rounds < 1:
+            raise ValueError(f"verbatim_rounds must be 1 or more, got {self.verbatim_rounds}")
+        if self.token_budget is not None and self.token_budget < 1:
+            raise ValueError(f"token_budget must be positive, got {self.token_budget}")
+        if self.recent_reasonings < 0:
+            raise ValueError(f"recent_reasonings must be 0 or more, got {self.recent_reasonings}")
+        if not self.name:
+            object.__setattr__(self, "name", _auto_name(self))

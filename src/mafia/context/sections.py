@@ -1,0 +1,266 @@
+"""The prompt's sections, each rendered from the situation (the player's view) with its template.
+
+Stable sections (identity with persona and playbook, rules, field guide) depend only on facts fixed
+for the whole game, and are cached, so they are byte-identical on every call of a player.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache
+
+from mafia.actions import ActionKind
+from mafia.context.recent import NOTHING_NEW, recent_lines
+from mafia.context.safety import quote_text
+from mafia.context.situation import Situation
+from mafia.events import GameStarted
+from mafia.prompts import anchors
+from mafia.prompts.templates import render, template
+from mafia.rules import Role
+from mafia.schemas import KillRecord, PlayerMemory
+
+_TEAM = {
+    Role.MAFIA: "You play for the Mafia. Your partners and whether they are alive are listed "
+    "under Mafia info on every turn; at night you choose a kill together.",
+    Role.DETECTIVE: "You play for the Town. Each night you investigate one player; your results "
+    "are listed under investigation results on every turn.",
+    Role.DOCTOR: "You play for the Town. Each night you protect one player; you are never told "
+    "whether a protection saved anyone.",
+    Role.TOWN: "You play for the Town. You have no night action: your words and your vote are your weapons.",
+}
+
+_STEP = {
+    ActionKind.SPEAK: "discussion",
+    ActionKind.VOTE: "vote",
+    ActionKind.DEFENSE: "defense speeches before the revote",
+    ActionKind.REVOTE: "revote between the tied players",
+    ActionKind.LAST_WORDS: "last words of the player voted out",
+    ActionKind.NIGHT_ZERO: "Mafia strategy meeting (no kill tonight)",
+    ActionKind.MAFIA_ROUND1: "Mafia kill, Round 1",
+    ActionKind.MAFIA_ROUND2: "Mafia kill, Round 2",
+    ActionKind.NIGHT_KILL: "Mafia kill (direct choice)",
+    ActionKind.PROTECT: "Doctor protection",
+    ActionKind.INVESTIGATE: "Detective investigation",
+}
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+# ---- stable sections -----------------------------------------------------------------------
+
+
+def composition(started: GameStarted | None) -> str:
+    if started is None:
+        return "unknown"
+    counts = [
+        (started.mafia, "Mafia"),
+        (started.detective, "Detective"),
+        (started.doctor, "Doctor"),
+        (started.town, "Town"),
+    ]
+    return ", ".join(f"{n} {name}" for n, name in counts)
+
+
+@cache
+def identity_text(me: str, role: Role, persona: str, seat: int, table_size: int) -> str:
+    """Who the player is: identity line, seat, persona, team and role playbook (stable)."""
+    return render(
+        "sections/identity",
+        header=anchors.IDENTITY,
+        identity_line=anchors.format_identity(me, role.value),
+        seat=str(seat),
+        table_size=str(table_size),
+        persona_line=anchors.format_persona(quote_text(persona) or "none given; speak plainly."),
+        team=_TEAM[role],
+        playbook=template(f"playbooks/{role.value.lower()}").template,
+    )
+
+
+@cache
+def rules_text(seats: tuple[str, ...], composition_text: str, round_cap: int) -> str:
+    """The rules summary for this table (stable for the whole game)."""
+    return render(
+        "sections/rules",
+        header=anchors.RULES,
+        seats=", ".join(seats),
+        composition=composition_text,
+        round_cap=str(round_cap),
+    )
+
+
+@cache
+def field_guide_text() -> str:
+    """How to fill the reasoning fields of every answer (stable)."""
+    return render("sections/field_guide", header=anchors.FIELD_GUIDE)
+
+
+def identity(s: Situation) -> str:
+    record = s.record
+    seats = record.seats
+    seat = seats.index(s.me) + 1 if s.me in seats else 0
+    persona = record.assignment.persona if record.assignment is not None else ""
+    return identity_text(s.me, s.role, persona, seat, len(seats))
+
+
+def rules(s: Situation) -> str:
+    started = s.record.started
+    cap = started.round_cap if started is not None else 0
+    return rules_text(tuple(s.record.seats), composition(started), cap)
+
+
+# ---- dynamic sections ----------------------------------------------------------------------
+
+
+def _step(s: Situation) -> str:
+    step = _STEP[s.action]
+    if s.action is ActionKind.SPEAK and s.me in s.speaking_order:
+        place = s.speaking_order.index(s.me) + 1
+        spoken = len(s.speeches)
+        step += (
+            f"; you speak {ordinal(place)} of {len(s.speaking_order)} "
+            f"({spoken} {'has' if spoken == 1 else 'have'} spoken)"
+        )
+    return step
+
+
+def state(s: Situation) -> str:
+    """Fresh ground truth: the round, the step, exact living and dead lists, today's nominees."""
+    day_lines: list[str] = []
+    if not s.is_night and s.speaking_order:
+        day_lines.append("Speaking order today: " + ", ".join(s.speaking_order))
+        day_lines.append(anchors.format_nominees(s.nominees))
+    return render(
+        "sections/state",
+        header=anchors.STATE,
+        round_line=anchors.format_round(s.phase, s.number),
+        step=_step(s),
+        living_line=anchors.format_living(s.living),
+        dead_line=anchors.format_dead([(d.player, d.how) for d in s.record.deaths]),
+        day_lines="\n".join(day_lines),
+    )
+
+
+def mafia_info(s: Situation, kills: Sequence[KillRecord]) -> str:
+    """Partners and their status, the team's kills, and tonight's coordination so far."""
+    living = set(s.living)
+    partners = [p for p in s.mafia if p != s.me]
+    if not partners:
+        note = "You have no partners: you are the only Mafia member."
+    elif not any(p in living for p in partners):
+        note = "All your partners are dead: you now act alone."
+    else:
+        note = ""
+    kill_lines = [f"Night {k.round}: {k.target} ({k.outcome})" for k in kills]
+    tonight: list[str] = []
+    if s.action is ActionKind.NIGHT_ZERO and s.night_zero_notes:
+        tonight.append("Strategies shared so far tonight:")
+        tonight.extend(anchors.format_strategy(n.speaker, quote_text(n.strategy)) for n in s.night_zero_notes)
+    elif s.action in (ActionKind.MAFIA_ROUND1, ActionKind.MAFIA_ROUND2) and s.tonight_proposals:
+        tonight.append(f"Round 1 proposals tonight (Night {s.number}):")
+        tonight.extend(
+            anchors.format_proposal(d.speaker, d.target, quote_text(d.message)) for d in s.tonight_proposals
+        )
+    return render(
+        "sections/mafia_info",
+        header=anchors.MAFIA_INFO,
+        partners_line=anchors.format_partners([(p, p in living) for p in partners]),
+        partner_note=note,
+        kills="; ".join(kill_lines) if kill_lines else "none yet",
+        tonight="\n".join(tonight),
+    )
+
+
+def investigations(s: Situation) -> str:
+    """The Detective's results, one anchored line per night (or a note that there are none)."""
+    found = [
+        i
+        for number in sorted(s.record.rounds)
+        for i in s.record.rounds[number].investigations
+        if i.detective == s.me
+    ]
+    lines = [anchors.format_result(i.round, i.target, i.result) for i in found]
+    return render(
+        "sections/investigations",
+        header=anchors.INVESTIGATIONS,
+        results="\n".join(lines) if lines else "No investigations yet.",
+    )
+
+
+def recent(s: Situation) -> str:
+    since, lines = recent_lines(s.record)
+    return render(
+        "sections/recent",
+        header=anchors.RECENT,
+        since=since if lines else NOTHING_NEW,
+        events="\n".join(lines),
+    )
+
+
+def defense(s: Situation) -> str:
+    """The tie: tied players, the counts and ballots of the vote, and the order of defenses."""
+    vote = s.tie_vote
+    if vote is None:
+        return ""
+    if s.action is ActionKind.DEFENSE and s.me in s.tied:
+        place = s.tied.index(s.me) + 1
+        done = len(s.today.defenses) if s.today is not None else 0
+        order = (
+            f"Defense order: {', '.join(s.tied)} (you speak {ordinal(place)}; "
+            f"{done} {'has' if done == 1 else 'have'} spoken)"
+        )
+    else:
+        order = f"Defense order: {', '.join(s.tied)}; their defenses are in the transcript."
+    return render(
+        "sections/defense",
+        header=anchors.DEFENSE,
+        tied_line=anchors.format_tied(s.tied),
+        counts=", ".join(f"{c.option} {c.votes}" for c in vote.counts),
+        ballots_line=anchors.format_ballots("Votes", [(b.voter, b.target) for b in vote.ballots]),
+        order=order,
+    )
+
+
+def transcript(body: str) -> str:
+    return render("sections/transcript", header=anchors.TRANSCRIPT, body=body)
+
+
+def _is_flat(value: object) -> bool:
+    if isinstance(value, dict):
+        return all(not isinstance(v, dict | list) or _is_scalar_list(v) for v in value.values())
+    return _is_scalar_list(value)
+
+
+def _is_scalar_list(value: object) -> bool:
+    return isinstance(value, list) and all(not isinstance(v, dict | list) for v in value)
+
+
+def json_lines(value: object) -> str:
+    """Valid JSON, one flat object or list per line and no indentation (cheap in tokens)."""
+    if not isinstance(value, dict | list) or _is_flat(value) or not value:
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        items = [f"{json.dumps(k)}: {json_lines(v)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n}"
+    return "[\n" + ",\n".join(json_lines(v) for v in value) + "\n]"
+
+
+def memory_dict(memory: PlayerMemory) -> dict[str, object]:
+    """The memory as shown: engine facts that apply to the player's role, then everything else.
+
+    Night-zero strategies were written by partners, so they are made safe like any quoted text.
+    """
+    data: dict[str, object] = memory.model_dump(mode="json")
+    facts = memory.facts.model_dump(mode="json", exclude_defaults=True)
+    for note in facts.get("night_zero_strategies", []):
+        note["strategy"] = quote_text(note["strategy"])
+    data["facts"] = facts
+    return data
+
+
+def memory(memory: PlayerMemory) -> str:
+    return render("sections/memory", header=anchors.MEMORY, memory_json=json_lines(memory_dict(memory)))

@@ -1,0 +1,167 @@
+"""The task that ends every prompt: what to do now, the constraints, valid targets, field guide.
+
+One template per action under prompts/tasks/. The nomination rule appears only in the speech task;
+night-kill targets exclude every Mafia member; last words carry the game_over hint when the engine
+says the elimination ends the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mafia.actions import ActionKind
+from mafia.context.sections import ordinal
+from mafia.context.situation import Situation
+from mafia.prompts import anchors
+from mafia.prompts.templates import render
+
+_ANSWER = {
+    ActionKind.SPEAK: "the action fields: speech, then nomination (an exact name from the valid "
+    "targets, or null for no nomination)",
+    ActionKind.VOTE: "the action field: vote (an exact name from the valid targets)",
+    ActionKind.REVOTE: "the action field: vote (an exact name from the valid targets)",
+    ActionKind.DEFENSE: "the action field: speech",
+    ActionKind.LAST_WORDS: "the action field: speech",
+    ActionKind.NIGHT_ZERO: "the action field: plan",
+    ActionKind.MAFIA_ROUND1: "the action fields: target (an exact name from the valid targets) and message",
+    ActionKind.MAFIA_ROUND2: "the action field: target (an exact name from the valid targets)",
+    ActionKind.NIGHT_KILL: "the action field: target (an exact name from the valid targets)",
+    ActionKind.PROTECT: "the action field: target (an exact name from the valid targets)",
+    ActionKind.INVESTIGATE: "the action field: target (an exact name from the valid targets)",
+}
+
+
+def _sgr(s: Situation) -> str:
+    suspects = ", ".join(s.others) if s.others else "no one (no other player is alive)"
+    return render("tasks/sgr", suspects=suspects, answer=_ANSWER[s.action])
+
+
+def _targets(s: Situation) -> str:
+    return anchors.format_targets(s.targets or [])
+
+
+def _speak(s: Situation) -> dict[str, str]:
+    order = s.speaking_order
+    place = order.index(s.me) + 1 if s.me in order else len(s.speeches) + 1
+    total = len(order) if order else len(s.living)
+    return {
+        "day": str(s.number),
+        "position": f"speaker {ordinal(place)} of {total}",
+        "targets_line": _targets(s),
+    }
+
+
+def _vote(s: Situation) -> dict[str, str]:
+    return {"day": str(s.number), "targets_line": _targets(s)}
+
+
+def _revote(s: Situation) -> dict[str, str]:
+    return {"targets_line": _targets(s)}
+
+
+def _defense(s: Situation) -> dict[str, str]:
+    counts = {c.option: c.votes for c in s.tie_vote.counts} if s.tie_vote is not None else {}
+    rivals = [p for p in s.tied if p != s.me]
+    votes = counts.get(s.me)
+    tie = "tied with " + (", ".join(rivals) if rivals else "another player")
+    if votes is not None:
+        tie += f" at {votes} votes each"
+    return {"day": str(s.number), "tie": tie}
+
+
+def _last_words(s: Situation) -> dict[str, str]:
+    hint = ""
+    if s.game_over:
+        hint = f"{anchors.GAME_OVER_HINT}\nYour elimination ends the game: these words close it."
+    return {"day": str(s.number), "game_over": hint}
+
+
+def _night_zero(s: Situation) -> dict[str, str]:
+    earlier = [n for n in s.night_zero_notes if n.speaker != s.me]
+    if earlier:
+        note = "Your partners' notes so far are under Mafia info above; build on them."
+    else:
+        note = "You write first; partners after you will see your notes."
+    return {"earlier": note}
+
+
+def _round1(s: Situation) -> dict[str, str]:
+    if s.tonight_proposals:
+        note = "Proposals made before yours tonight are under Mafia info above."
+    else:
+        note = "You propose first tonight; partners after you will see your proposal and message."
+    return {
+        "night": str(s.number),
+        "need": str(s.consensus_need),
+        "count": str(len(s.living_mafia)),
+        "earlier": note,
+        "targets_line": _targets(s),
+    }
+
+
+def _round2(s: Situation) -> dict[str, str]:
+    return {
+        "night": str(s.number),
+        "need": str(s.consensus_need),
+        "count": str(len(s.living_mafia)),
+        "lowest": s.living_mafia[0] if s.living_mafia else s.me,
+        "targets_line": _targets(s),
+    }
+
+
+def _night_kill(s: Situation) -> dict[str, str]:
+    return {"night": str(s.number), "targets_line": _targets(s)}
+
+
+def _protect(s: Situation) -> dict[str, str]:
+    done = [
+        f"Night {p.round}: {p.protected}"
+        for number in sorted(s.record.rounds)
+        for p in s.record.rounds[number].protections
+        if p.protector == s.me
+    ]
+    return {
+        "night": str(s.number),
+        "history": "; ".join(done) if done else "none yet",
+        "targets_line": _targets(s),
+    }
+
+
+def _investigate(s: Situation) -> dict[str, str]:
+    done = [
+        f"{i.target} (Night {i.round}: {i.result})"
+        for number in sorted(s.record.rounds)
+        for i in s.record.rounds[number].investigations
+        if i.detective == s.me
+    ]
+    return {
+        "night": str(s.number),
+        "history": "; ".join(done) if done else "no one yet",
+        "targets_line": _targets(s),
+    }
+
+
+_VALUES: dict[ActionKind, Callable[[Situation], dict[str, str]]] = {
+    ActionKind.SPEAK: _speak,
+    ActionKind.VOTE: _vote,
+    ActionKind.REVOTE: _revote,
+    ActionKind.DEFENSE: _defense,
+    ActionKind.LAST_WORDS: _last_words,
+    ActionKind.NIGHT_ZERO: _night_zero,
+    ActionKind.MAFIA_ROUND1: _round1,
+    ActionKind.MAFIA_ROUND2: _round2,
+    ActionKind.NIGHT_KILL: _night_kill,
+    ActionKind.PROTECT: _protect,
+    ActionKind.INVESTIGATE: _investigate,
+}
+
+
+def task(s: Situation) -> str:
+    """The task section for the situation's action (header, constraints, targets, field guide)."""
+    values = _VALUES[s.action](s)
+    return render(
+        f"tasks/{s.action.value}",
+        header=anchors.format_task_header(s.action.value),
+        sgr=_sgr(s),
+        **values,
+    )

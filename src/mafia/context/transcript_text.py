@@ -1,0 +1,166 @@
+"""Transcripts as prompt text: compressed rounds, rounds in full, and the claims ledger.
+
+Every player-written word goes through ``safety.quote_text`` and appears only inside a quoted line;
+every other line is written by the engine in a fixed format (``prompts.anchors``). Labels never
+depend on the call (no "current"/"so far"), so a round's text stays byte-identical from call to
+call and the transcript extends a cached prompt prefix instead of rewriting it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from mafia.context.compression import PENDING
+from mafia.context.extraction import extract
+from mafia.context.safety import quote_text
+from mafia.context.transcript import RoundEntry
+from mafia.prompts import anchors
+from mafia.rules import SKIP
+from mafia.schemas import BallotLine, CompressedRoundSummary, DayRoundTranscript, SpeechLine
+
+NO_ROUNDS = "No day has been played yet."
+COMPRESSED_LABEL = "Earlier days, compressed (facts only):"
+VERBATIM_LABEL = "Recent days, in full:"
+VOTE_PENDING = "Vote: pending (after the last speech)"
+
+
+def speech_line(line: SpeechLine) -> str:
+    """A discussion speech as one safe quoted line."""
+    return anchors.format_speech(line.speaker, quote_text(line.text), line.nomination)
+
+
+def defense_line(line: SpeechLine) -> str:
+    return anchors.format_defense(line.speaker, quote_text(line.text))
+
+
+def last_words_line(line: SpeechLine) -> str:
+    return anchors.format_last_words(line.speaker, quote_text(line.text))
+
+
+def _counts(ballots: Sequence[BallotLine], seats: Sequence[str]) -> str:
+    order = {name: i for i, name in enumerate(seats)}
+    counter = Counter(b.target for b in ballots)
+    ranked = sorted(counter, key=lambda t: (-counter[t], t == SKIP, order.get(t, len(order)), t))
+    return ", ".join(f"{t} {counter[t]}" for t in ranked)
+
+
+def _result(label: str, outcome: str, ballots: Sequence[BallotLine], seats: Sequence[str]) -> str:
+    counts = f" ({_counts(ballots, seats)})" if ballots else ""
+    return f"{label}: {outcome}{counts}"
+
+
+def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str]) -> str:
+    """Speeches dropped under the token budget, kept as facts: nominations, accusations, claims."""
+    parts = []
+    for line in lines:
+        found = extract(line.text, line.speaker, seats)
+        facts = []
+        if line.nomination:
+            facts.append(f"nominated {line.nomination}")
+        if found.accused:
+            facts.append("accused " + ", ".join(found.accused))
+        if found.claims:
+            facts.append("claimed " + ", ".join(r.value for r in found.claims))
+        parts.append(f"{line.speaker} ({'; '.join(facts)})" if facts else line.speaker)
+    return f"Earlier speeches, words trimmed for length: {', '.join(parts)}"
+
+
+def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 0) -> list[str]:
+    """One round in full: dawn, speeches (the first ``trimmed`` reduced to facts), votes, words."""
+    lines = [anchors.format_day_header(tr.round_number)]
+    if tr.round_number <= 1 and tr.night_kill is None:
+        lines.append("No night kill before Day 1.")
+    else:
+        lines.append(anchors.format_night_death(tr.round_number - 1, tr.night_kill))
+    lines.append("Speeches:")
+    if trimmed:
+        lines.append(trimmed_note(tr.speeches[:trimmed], seats))
+    lines.extend(speech_line(s) for s in tr.speeches[trimmed:])
+    if tr.vote_outcome == PENDING:
+        lines.append(VOTE_PENDING)
+        return lines
+    if tr.votes:
+        lines.append(anchors.format_ballots("Votes", [(b.voter, b.target) for b in tr.votes]))
+    lines.append(_result("Vote result", tr.vote_outcome, tr.votes, seats))
+    if tr.revote_outcome is not None:
+        lines.append("Defense speeches:")
+        lines.extend(defense_line(s) for s in tr.defense_speeches)
+        if tr.revote:
+            pairs = [(b.voter, b.target) for b in tr.revote]
+            lines.append(anchors.format_ballots("Revote votes", pairs))
+        if tr.revote_outcome != PENDING:
+            lines.append(_result("Revote result", tr.revote_outcome, tr.revote, seats))
+    if tr.last_words is not None:
+        lines.append(last_words_line(tr.last_words))
+    return lines
+
+
+def compressed_round(summary: CompressedRoundSummary) -> list[str]:
+    """One older round as facts: deaths, result, vote line, defense, accusations (claims are in
+    the claims ledger, which covers every round)."""
+    k = summary.round_number
+    if k <= 1 and summary.night_death is None:
+        dawn = "no night kill before it"
+    elif summary.night_death is None:
+        dawn = f"Night {k - 1} killed no one"
+    else:
+        dawn = f"Night {k - 1} killed {summary.night_death}"
+    lines = [f"Day {k} summary: {dawn}; vote result: {summary.vote_result}."]
+    if summary.vote_line:
+        lines.append(f"Vote line: {summary.vote_line}")
+    if summary.defense_note:
+        lines.append(f"Defense: {summary.defense_note}")
+    if summary.accusations:
+        pairs = [(a.accuser, a.accused) for a in summary.accusations]
+        lines.append(anchors.format_accusations(pairs))
+    return lines
+
+
+def _compressed_lines(entry: RoundEntry) -> list[str]:
+    return compressed_round(entry.summary())
+
+
+def _verbatim_lines(entry: RoundEntry) -> list[str]:
+    return verbatim_round(entry.transcript, entry.seats)
+
+
+def claims_ledger(entries: Sequence[RoundEntry]) -> str:
+    """Every role claim made so far, with the day it was first made (never dropped)."""
+    seen: dict[tuple[str, str], int] = {}
+    for entry in entries:
+        for claim in entry.claims():
+            seen.setdefault(claim, entry.number)
+    lines = [anchors.format_claim(p, r, d) for (p, r), d in seen.items()]
+    return "\n".join(["Role claims so far:", *(lines or [anchors.NONE])])
+
+
+def transcript_body(
+    compressed: Sequence[RoundEntry],
+    verbatim: Sequence[RoundEntry],
+    *,
+    all_rounds: Sequence[RoundEntry],
+    trimmed_speeches: int = 0,
+    ledger: bool = True,
+) -> str:
+    """The transcript: compressed days, then recent days in full, then the claims ledger."""
+    if not compressed and not verbatim:
+        return NO_ROUNDS
+    blocks: list[str] = []
+    if compressed:
+        lines = [COMPRESSED_LABEL]
+        for entry in compressed:
+            lines.extend(entry.lines("compressed", _compressed_lines))
+        blocks.append("\n".join(lines))
+    if verbatim:
+        lines = [VERBATIM_LABEL]
+        last = len(verbatim) - 1
+        for i, entry in enumerate(verbatim):
+            if i == last and trimmed_speeches:
+                lines.extend(verbatim_round(entry.transcript, entry.seats, trimmed_speeches))
+            else:
+                lines.extend(entry.lines("verbatim", _verbatim_lines))
+        blocks.append("\n".join(lines))
+    if ledger:
+        blocks.append(claims_ledger(all_rounds))
+    return "\n\n".join(blocks)

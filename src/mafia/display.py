@@ -1,0 +1,130 @@
+"""Live terminal view of a game: each event rendered with Rich as it is appended to the log.
+
+Public events are always shown; private ones (night-zero plans, Mafia talk, protections,
+investigations, fallbacks) only with ``reveal``, as a spectator with the full log would see them.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.rule import Rule
+from rich.table import Table
+
+from mafia.events import (
+    DayStarted,
+    DefenseSpeech,
+    DoctorProtection,
+    Elimination,
+    EventBase,
+    Fallback,
+    GameOver,
+    GameStarted,
+    Investigation,
+    LastWords,
+    MafiaDiscussion,
+    MafiaVote,
+    NightResolution,
+    NightZeroStrategy,
+    Speech,
+    VoteRound,
+)
+
+OUTCOME_TEXT = {
+    "no_elimination": "No elimination.",
+    "no_vote": "No nominations: no vote today.",
+    "tie": "Tie: the tied players defend themselves, then everyone revotes.",
+}
+
+
+class GameView:
+    """Prints events to a console; ``quiet`` shows only the start and the result."""
+
+    def __init__(self, console: Console, *, reveal: bool = False, quiet: bool = False) -> None:
+        self.console = console
+        self.reveal = reveal
+        self.quiet = quiet
+
+    def __call__(self, event: EventBase) -> None:
+        if self.quiet and not isinstance(event, GameStarted | GameOver):
+            return
+        if event.AUDIENCE is not None and not self.reveal:
+            return
+        self.show(event)
+
+    def show(self, event: EventBase) -> None:
+        """Render one event."""
+        out = self.console.print
+        match event:
+            case GameStarted():
+                out(Rule(f"[bold]Mafia[/] — {event.game_id}"))
+                out(
+                    f"{len(event.players)} players: {event.mafia} Mafia, {event.detective} Detective, "
+                    f"{event.doctor} Doctor, {event.town} Town. Round cap {event.round_cap}."
+                )
+            case NightZeroStrategy():
+                out(f"[dim red]  (night 0) {event.speaker} plans: {event.strategy}[/]")
+            case DayStarted():
+                out(Rule(f"Day {event.round}"))
+                if event.round > 1:
+                    death = event.night_death
+                    out(f"[red]{death} was killed in the night.[/]" if death else "Nobody died in the night.")
+                out(f"[dim]Speaking order: {', '.join(event.speaking_order)}[/]")
+            case Speech():
+                nomination = f" [yellow]→ nominates {event.nomination}[/]" if event.nomination else ""
+                out(f"[bold]{event.speaker}[/]: {event.text}{nomination}")
+            case DefenseSpeech():
+                out(f"[bold]{event.speaker}[/] [italic](defense)[/]: {event.text}")
+            case VoteRound():
+                self._votes(event)
+            case Elimination():
+                out(f"[bold red]{event.player} is eliminated by the town.[/]")
+            case LastWords():
+                out(f"[bold]{event.speaker}[/] [italic](last words)[/]: {event.text}")
+            case MafiaDiscussion():
+                label = "direct" if event.coordination_round == 0 else f"round {event.coordination_round}"
+                out(f"[dim red]  (mafia {label}) {event.speaker} → {event.target}: {event.message}[/]")
+            case MafiaVote():
+                out(f"[dim red]  (mafia) target {event.final_target}, decided by {event.decided_by}[/]")
+            case DoctorProtection():
+                out(f"[dim green]  (doctor) {event.protector} protects {event.protected}[/]")
+            case Investigation():
+                out(f"[dim cyan]  (detective) {event.detective} checks {event.target}: {event.result}[/]")
+            case NightResolution():
+                out(Rule(f"Night {event.round}", style="dim"))
+            case Fallback():
+                out(
+                    f"[dim magenta]  (fallback) {event.player} {event.action}: {event.error}"
+                    f" → {event.applied}[/]"
+                )
+            case GameOver():
+                self._game_over(event)
+            case _:
+                pass
+
+    def _votes(self, event: VoteRound) -> None:
+        title = "Revote" if event.revote else "Vote"
+        if event.outcome == "no_vote":
+            self.console.print(OUTCOME_TEXT["no_vote"])
+            return
+        table = Table(title=title, show_header=True, header_style="bold")
+        table.add_column("Candidate")
+        table.add_column("Votes", justify="right")
+        table.add_column("Voters")
+        for count in event.counts:
+            voters = [b.voter for b in event.ballots if b.target == count.option]
+            table.add_row(count.option, str(count.votes), ", ".join(voters))
+        self.console.print(table)
+        if event.outcome == "eliminated":
+            return
+        self.console.print(OUTCOME_TEXT.get(event.outcome, event.outcome))
+
+    def _game_over(self, event: GameOver) -> None:
+        self.console.print(Rule("Game over"))
+        self.console.print(f"[bold]Winner: {event.winner}[/] — {event.reason}.")
+        table = Table(show_header=True, header_style="bold")
+        table.add_column("Player")
+        table.add_column("Role")
+        for reveal in event.roles:
+            style = "red" if reveal.role.value == "Mafia" else ""
+            table.add_row(reveal.player, f"[{style}]{reveal.role.value}[/]" if style else reveal.role.value)
+        self.console.print(table)

@@ -1,0 +1,304 @@
+"""Day tactics of the house model: speeches with nominations, ballots, defenses, last words.
+
+Town (with the Doctor and Detective when not using their secrets) nominate and vote their top
+suspect when the evidence clears a threshold and otherwise hold back; the Detective reveals a Mafia
+finding (or its findings under pressure, to save a cleared player, or against a false claim) and
+keeps reporting once out. The Mafia never name a partner: they push the town player the table
+already doubts, and attack or counter a Detective claim that names one of them.
+"""
+
+from __future__ import annotations
+
+from mafia.models.house_board import SKIP
+from mafia.models.house_speech import compose, line
+from mafia.models.house_tactics import (
+    FOLLOW_NOMINATE,
+    FOLLOW_READ,
+    FOLLOW_VOTE,
+    Ctx,
+    Decision,
+    best,
+    counterclaimer,
+    danger_scores,
+    decision_with,
+    detective_report,
+    exposing_claimants,
+    gut_chance,
+    is_early,
+    listed_options,
+    mafia_found_alive,
+    names_only,
+    nominate_threshold,
+    plan_target,
+    private_note,
+    public_why,
+    vote_threshold,
+)
+
+
+def speak(ctx: Ctx) -> Decision:
+    b, rng = ctx.board, ctx.rng
+    cands = [c for c in names_only(listed_options(ctx)) if c != b.me]
+    if b.role == "Mafia":
+        cands = [c for c in cands if c not in b.partners]
+    if ctx.sloppy():
+        pick = rng.choice([*cands, None]) if cands else None
+        core = [line(rng, "gut", t=pick)] if pick else [line(rng, "no_read")]
+        speech = compose(rng, ctx.style, core, living=len(b.living))
+        return decision_with(
+            {"speech": speech, "nomination": pick}, "Play it by ear.", "A quick, loose read."
+        )
+    if b.role == "Mafia":
+        core, nomination, strategy, reasoning = _speak_mafia(ctx, cands)
+    else:
+        core, nomination, strategy, reasoning = _speak_town(ctx, cands)
+    speech = compose(rng, ctx.style, core, living=len(b.living))
+    return decision_with({"speech": speech, "nomination": nomination}, strategy, reasoning)
+
+
+def _speak_town(ctx: Ctx, cands: list[str]) -> tuple[list[str], str | None, str, str]:
+    b, rng = ctx.board, ctx.rng
+    core: list[str] = []
+    nomination: str | None = None
+    strategy = "Find the Mafia from claims, accusations and votes; hold back without evidence."
+    reasoning = ""
+    revealed = False
+    if b.role == "Detective":
+        found = mafia_found_alive(b, cands)
+        liars = [c for c in b.liars if c in cands]
+        endangered = [
+            t for t, r in b.my_results.items() if r == "Not Mafia" and b.nominations_today.get(t, 0) >= 2
+        ]
+        if (
+            b.i_claimed_detective
+            or found
+            or liars
+            or endangered
+            or b.pressure >= 2
+            or (b.nominations_today.get(b.me, 0) >= 1 and bool(ctx.view.results))
+            or len(b.living) <= 4
+        ):
+            revealed = True
+            core += detective_report(ctx)
+            strategy = "Reveal my findings so the town votes out the Mafia I found."
+            if found:
+                nomination = found[0]
+                core.append(line(rng, "detective_call", t=nomination))
+                reasoning = f"My investigation found {nomination} is Mafia."
+            elif liars:
+                nomination = liars[0]
+                core.append(line(rng, "fake_detective", c=nomination))
+                reasoning = f"{nomination} falsely claims to be the Detective."
+            elif endangered:
+                reasoning = f"{endangered[0]} is cleared by my investigation; I must save them."
+            cands = [c for c in cands if b.my_results.get(c) != "Not Mafia"]
+    if b.pressure and not revealed:
+        core.append(line(rng, "deny"))
+        if b.role == "Doctor" and b.pressure >= (2 if ctx.knobs.aggression > 0.7 else 3):
+            core.append(line(rng, "doctor_claim"))
+            strategy = "Claim Doctor to survive the pressure; protect myself from now on."
+    if nomination is None:
+        for claimant, target, result in b.findings:
+            if result == "Mafia" and b.trust.get(claimant, 0.0) >= 0.6 and target in cands:
+                core.append(line(rng, "support_claim", c=claimant))
+                core.append(line(rng, "claim_target", t=target))
+                nomination = target
+                reasoning = f"{claimant}'s Detective claim named {target} Mafia; I trust it."
+                break
+    if nomination is None:
+        top = best(rng, cands, lambda p: b.total(p, FOLLOW_NOMINATE))
+        if top is not None and b.total(top, FOLLOW_NOMINATE) >= nominate_threshold(ctx):
+            nomination = top
+            core.append(line(rng, "accuse", t=top, why=public_why(b, top, rng)))
+            reasoning = f"{top} is my top suspect: {private_note(b, top)}."
+        elif top is not None and (is_early(b) or not b.nominations_today) and rng.random() < gut_chance(ctx):
+            nomination = top if b.total(top, FOLLOW_NOMINATE) > 0 else rng.choice(cands)
+            core.append(line(rng, "gut", t=nomination))
+            reasoning = f"Little evidence yet; a read on {nomination} draws reactions."
+        elif not core:
+            core.append(line(rng, "no_read"))
+            reasoning = "Nothing stands out enough to nominate."
+    return core, nomination, strategy, reasoning or "I follow the evidence."
+
+
+def _speak_mafia(ctx: Ctx, cands: list[str]) -> tuple[list[str], str | None, str, str]:
+    b, rng, aggr = ctx.board, ctx.rng, ctx.knobs.aggression
+    table = ctx.table
+    danger = danger_scores(ctx)
+    core: list[str] = []
+    nomination: str | None = None
+    strategy = "Blend in as Town; steer suspicion onto town players, never onto my partners."
+    reasoning = ""
+    threats = [c for c in exposing_claimants(ctx) if c in cands]
+    partner_claims = [p for p in b.detective_claims if p in b.partners]
+    if b.pressure:
+        core.append(line(rng, "deny"))
+    if b.i_claimed_detective:
+        mine = [t for c, t, r in b.findings if c == b.me and r == "Mafia" and t in cands]
+        target = mine[0] if mine else best(rng, cands, lambda p: table.total(p, FOLLOW_VOTE))
+        core.append(line(rng, "detective_again"))
+        if target is not None:
+            core.append(line(rng, "finding", t=target, r="Mafia"))
+            core.append(line(rng, "detective_call", t=target))
+        nomination = target
+        strategy = "Keep up my Detective claim and drive the town onto a town player."
+        reasoning = f"My fake Detective story points at {target}."
+    elif threats:
+        c = threats[0]
+        designated = counterclaimer(ctx)
+        chance = 0.25 + 0.5 * aggr
+        if designated is not None:
+            chance = 0.9 if designated == b.me else 0.1
+        nomination = c
+        if not partner_claims and rng.random() < chance:
+            core += [
+                line(rng, "detective_intro"),
+                line(rng, "finding", t=c, r="Mafia"),
+                line(rng, "fake_detective", c=c),
+            ]
+            strategy = "Counterclaim Detective to discredit the real one."
+            reasoning = f"{c} claims Detective and named one of us; a counterclaim muddies it."
+        else:
+            core.append(line(rng, "attack_claim", c=c))
+            strategy = "Discredit the Detective claim that threatens my team."
+            reasoning = f"{c}'s Detective claim exposes my team; attack its credibility."
+    elif partner_claims:
+        p = partner_claims[0]
+        named = [t for c, t, r in b.findings if c == p and r == "Mafia" and t in cands]
+        if named:
+            nomination = named[0]
+            core.append(line(rng, "support_claim", c=p))
+            core.append(line(rng, "claim_target", t=nomination))
+            reasoning = f"Back my partner {p}'s fake claim against {nomination}."
+    if nomination is None:
+        planned = plan_target(ctx, cands)
+
+        def push_key(p: str) -> float:
+            return table.total(p, FOLLOW_VOTE) + 0.4 * danger.get(p, 0.0) + 1.5 * (p == planned)
+
+        push = best(rng, cands, push_key)
+        if push is not None and table.total(push, FOLLOW_VOTE) >= nominate_threshold(ctx) - 0.3:
+            nomination = push
+            core.append(line(rng, "accuse", t=push, why=public_why(table, push, rng)))
+            reasoning = f"The table already doubts {push}; pushing them costs us nothing."
+        elif push is not None and rng.random() < (0.3 if is_early(b) else 0.15) + 0.2 * aggr:
+            nomination = planned or push
+            core.append(line(rng, "gut", t=nomination))
+            reasoning = f"Start the agreed push on {nomination}."
+        elif not core:
+            core.append(line(rng, "no_read"))
+            reasoning = "Stay quiet and let the town argue."
+    return core, nomination, strategy, reasoning or "Keep suspicion away from my team."
+
+
+def vote(ctx: Ctx) -> Decision:
+    b, rng = ctx.board, ctx.rng
+    options = listed_options(ctx)
+    names = [o for o in names_only(options) if o != b.me]
+    can_skip = any(o.lower() == SKIP for o in options)
+    skip = next((o for o in options if o.lower() == SKIP), SKIP)
+    if b.role == "Mafia":
+        names = [n for n in names if n not in b.partners]
+    if ctx.sloppy():
+        choice = rng.choice([*names, skip] if can_skip else names or options or [skip])
+        return decision_with({"vote": choice}, "Go with the flow.", "A loose call.")
+    if b.role == "Mafia":
+        table, danger = ctx.table, danger_scores(ctx)
+        top = best(rng, names, lambda p: table.total(p, FOLLOW_VOTE) + 0.3 * danger.get(p, 0.0))
+        choice = top if top is not None else skip
+        reasoning = (
+            f"Voting {top}: a town player going out helps us."
+            if top
+            else "Only my partners are on the ballot: skip."
+        )
+        strategy = "Vote out town players, never my partners."
+    else:
+
+        def key(p: str) -> float:
+            return b.total(p, FOLLOW_VOTE) + (1.0 if p == b.my_nomination_today else 0.0)
+
+        top = best(rng, names, key)
+        if top is not None and (key(top) >= vote_threshold(ctx) or not can_skip):
+            choice = top
+            reasoning = f"Voting {top}: {private_note(b, top)}."
+        else:
+            choice = skip
+            reasoning = "No candidate is suspicious enough; skipping is safer."
+        strategy = "Vote only on evidence; a wrong elimination helps the Mafia."
+    if choice == skip and not can_skip and options:
+        choice = options[0]
+    return decision_with({"vote": choice}, strategy, reasoning)
+
+
+def defense(ctx: Ctx) -> Decision:
+    b, rng, aggr = ctx.board, ctx.rng, ctx.knobs.aggression
+    core = [line(rng, "defense_intro")]
+    strategy = "Clear my name and point the town at a better suspect."
+    cands = [p for p in b.others if p not in b.partners]
+    if b.role == "Detective":
+        core += detective_report(ctx)
+        strategy = "Reveal my findings: they are my best defense."
+    elif b.role == "Doctor" and rng.random() < 0.5 + 0.4 * aggr:
+        core.append(line(rng, "doctor_claim"))
+    elif b.role == "Mafia":
+        threats = exposing_claimants(ctx)
+        partner_claims = [p for p in b.detective_claims if p in b.partners]
+        if threats and not partner_claims and rng.random() < 0.25 + 0.5 * aggr:
+            c = threats[0]
+            core += [line(rng, "detective_intro"), line(rng, "finding", t=c, r="Mafia")]
+    if b.role == "Mafia":
+        table, danger = ctx.table, danger_scores(ctx)
+        tied = set(ctx.view.tied) or {p for p, n in b.nominations_today.items() if n > 0}
+        target = best(
+            rng,
+            cands,
+            lambda p: table.total(p, FOLLOW_VOTE) + 0.3 * danger.get(p, 0.0) + (p in tied),
+        )
+        why_board = table
+    else:
+        target = best(rng, cands, lambda p: b.total(p, FOLLOW_READ))
+        why_board = b
+    if target is not None:
+        core.append(line(rng, "redirect", t=target, why=public_why(why_board, target, rng)))
+    speech = compose(rng, ctx.style, core, living=len(b.living))
+    reasoning = f"Deny, and redirect suspicion to {target}." if target else "Deny."
+    return decision_with({"speech": speech}, strategy, reasoning)
+
+
+def last_words(ctx: Ctx) -> Decision:
+    b, rng = ctx.board, ctx.rng
+    core: list[str] = []
+    cands = [p for p in b.others if p not in b.partners]
+    if ctx.view.game_over:
+        core.append(line(rng, "game_over"))
+        if b.role == "Detective" and ctx.view.results:
+            core += detective_report(ctx)[1:]
+        strategy = "The game is over; say goodbye."
+        reasoning = "My elimination ends the game."
+    elif b.role == "Mafia":
+        table = ctx.table
+        trusted = [c for c in b.detective_claims if c in cands]
+        target = trusted[0] if trusted else best(rng, cands, lambda p: -table.total(p, FOLLOW_READ))
+        if target is not None:
+            core.append(line(rng, "last_mafia", t=target))
+        strategy = "Leave the town confused: cast doubt on a trusted town player."
+        reasoning = f"Accusing {target} spends town votes on a town player."
+    else:
+        if b.role == "Detective" and ctx.view.results:
+            core += detective_report(ctx)
+        else:
+            core.append(line(rng, "last_doctor" if b.role == "Doctor" else "last_town"))
+        found = mafia_found_alive(b, cands)
+        target = found[0] if found else best(rng, cands, lambda p: b.total(p, FOLLOW_READ))
+        if found:
+            core.append(line(rng, "detective_call", t=found[0]))
+            reasoning = f"My investigation found {found[0]}: the town must vote them next."
+        elif target is not None and b.total(target, FOLLOW_READ) > 0.5:
+            core.append(line(rng, "last_read", t=target))
+            reasoning = f"Point the town at my top suspect {target}: {private_note(b, target)}."
+        else:
+            core.append(line(rng, "last_none"))
+            reasoning = "I have no strong read to leave behind."
+        strategy = "Help the town with what I know before I go."
+    speech = compose(rng, ctx.style, core, living=len(b.living))
+    return decision_with({"speech": speech}, strategy, reasoning)

@@ -1,0 +1,158 @@
+"""Night tactics of the house model: the Mafia's plan and kill, the Doctor, the Detective.
+
+The Mafia's night-zero plan names a day push and a designated counterclaimer that partners adopt;
+kills go to the most dangerous town player (a claimed Detective first), and proposals converge on
+the earliest one so consensus comes in Round 1 or 2. The Doctor protects a credible claimed
+Detective, else itself or a vocal town voice; the Detective checks its top uninvestigated suspect.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from mafia.models.house_board import SKIP
+from mafia.models.house_tactics import (
+    FOLLOW_READ,
+    Ctx,
+    Decision,
+    best,
+    counterclaimer,
+    danger_scores,
+    decision_with,
+    listed_options,
+    names_only,
+    plan_target,
+    private_note,
+)
+
+_SIGNALS = (
+    "agree with each other only after a third player has",
+    "never defend each other twice in a row",
+    "open with a question, not an accusation",
+)
+_COVERS = ("play quiet Town", "act as a careful analyst", "follow the loudest accuser")
+
+
+def night_zero(ctx: Ctx) -> Decision:
+    b, rng = ctx.board, ctx.rng
+    team = b.partners | {b.me}
+    cands = [p for p in b.others if p not in team]
+    target = plan_target(ctx, cands) or (rng.choice(cands) if cands else None)
+    order = [p for p in b.living if p in team] or sorted(team)
+    who = counterclaimer(ctx) or order[rng.randrange(len(order))]
+    push = f"Day push: {target}. " if target else ""
+    plan = (
+        f"{push}Cover: {rng.choice(_COVERS)}. Signal: {rng.choice(_SIGNALS)}. "
+        f"If a Detective claim names one of us, {who} counterclaims Detective."
+    )
+    reasoning = f"A shared push on {target} and one designated counterclaimer keep us aligned."
+    return decision_with({"plan": plan}, "Coordinate day pushes and cover stories.", reasoning)
+
+
+def _kill_options(ctx: Ctx) -> tuple[list[str], str | None]:
+    b = ctx.board
+    options = listed_options(ctx)
+    skip = next((o for o in options if o.lower() == SKIP), None)
+    named = [o for o in names_only(options) if o != b.me and o not in b.partners]
+    return named, skip
+
+
+def _kill_choice(ctx: Ctx, named: list[str]) -> str | None:
+    danger = danger_scores(ctx)
+    return best(ctx.rng, named, lambda p: danger.get(p, 0.0))
+
+
+def _kill_why(ctx: Ctx, target: str) -> str:
+    b = ctx.board
+    if target in b.detective_claims:
+        return "they claim Detective"
+    if target in b.doctor_claims:
+        return "they claim Doctor"
+    return "they are the most dangerous town voice"
+
+
+def mafia_round1(ctx: Ctx) -> Decision:
+    b, rng = ctx.board, ctx.rng
+    named, skip = _kill_options(ctx)
+    fallback = skip or SKIP
+    if ctx.sloppy():
+        choice = rng.choice(named) if named else fallback
+        return decision_with(
+            {"target": choice, "message": f"Let us take {choice}."}, "Kill.", "A loose pick."
+        )
+    earlier = [
+        p for p in ctx.view.proposals if p.speaker in b.partners and (p.target in named or p.target == skip)
+    ]
+    mine = _kill_choice(ctx, named)
+    if earlier and not (mine in b.detective_claims and earlier[0].target != mine):
+        choice = earlier[0].target
+        message = f"I back {earlier[0].speaker}: {choice}, so we agree at once."
+        reasoning = f"Following {earlier[0].speaker}'s proposal reaches consensus in Round 1."
+    elif mine is not None:
+        choice = mine
+        message = f"Let us take {mine}: {_kill_why(ctx, mine)}."
+        reasoning = f"{mine} is the biggest threat: {_kill_why(ctx, mine)}."
+    else:
+        choice, message, reasoning = fallback, "No one to take tonight.", "No legal target."
+    return decision_with(
+        {"target": choice, "message": message}, "Remove the most dangerous town player.", reasoning
+    )
+
+
+def mafia_round2(ctx: Ctx) -> Decision:
+    b, rng = ctx.board, ctx.rng
+    named, skip = _kill_options(ctx)
+    fallback = skip or SKIP
+    if ctx.sloppy():
+        choice = rng.choice(named) if named else fallback
+        return decision_with({"target": choice}, "Kill.", "A loose pick.")
+    team = b.partners | {b.me}
+    proposals = [
+        p for p in ctx.view.proposals if p.speaker in team and (p.target in named or p.target == skip)
+    ]
+    if proposals and ctx.view.action != "night_kill":
+        counts = Counter(p.target for p in proposals)
+        top = max(counts.values())
+        choice = next(p.target for p in proposals if counts[p.target] == top)
+        reasoning = f"{choice} has the most Round 1 support (earliest on a tie): consensus."
+    else:
+        mine = _kill_choice(ctx, named)
+        choice = mine if mine is not None else fallback
+        reasoning = f"{choice} is the biggest threat." if mine else "No legal target."
+    return decision_with({"target": choice}, "Reach consensus on the most dangerous target.", reasoning)
+
+
+def protect(ctx: Ctx) -> Decision:
+    b, rng = ctx.board, ctx.rng
+    options = names_only(listed_options(ctx))
+    if ctx.sloppy() and options:
+        return decision_with({"target": rng.choice(options)}, "Protect someone.", "A loose pick.")
+    claimed = [c for c in b.detective_claims if c in options and c != b.me and c not in b.liars]
+    if claimed:
+        choice = max(claimed, key=lambda c: b.trust.get(c, 0.0))
+        reasoning = f"{choice} claimed Detective; the Mafia will want them dead."
+    elif b.me in options and (
+        b.i_claimed_doctor or b.pressure >= 2 or len(b.living) <= 4 or rng.random() < 0.35
+    ):
+        choice = b.me
+        reasoning = "Keep the Doctor alive: protect myself."
+    else:
+        vocal = Counter(s.speaker for s, _ in b.readings if s.nomination)
+        cands = [p for p in options if p != b.me]
+        pick = best(rng, cands, lambda p: 0.3 * vocal[p] - b.total(p, FOLLOW_READ))
+        choice = pick if pick is not None else (options[0] if options else b.me)
+        reasoning = f"{choice} is a trusted, vocal town player the Mafia may target."
+    return decision_with({"target": choice}, "Keep the town's key players alive.", reasoning)
+
+
+def investigate(ctx: Ctx) -> Decision:
+    b, rng = ctx.board, ctx.rng
+    options = [o for o in names_only(listed_options(ctx)) if o != b.me]
+    if ctx.sloppy() and options:
+        return decision_with({"target": rng.choice(options)}, "Investigate.", "A loose pick.")
+    unknown = [p for p in options if p not in b.my_results and p not in b.liars]
+    choice = best(rng, unknown or options, lambda p: b.total(p, FOLLOW_READ))
+    if choice is None:
+        choice = b.others[0] if b.others else SKIP
+    reasoning = f"{choice} is my most suspicious uninvestigated player: {private_note(b, choice)}."
+    return decision_with({"target": choice}, "Check the most suspicious unknown player.", reasoning)

@@ -1,0 +1,159 @@
+"""Day phase nodes: night zero's strategies, the day's opening, speeches, votes, defenses, last words.
+
+Each node applies the turns its phase collected and sets ``stage`` for the routers in graph.py;
+the rules themselves live in mafia.rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mafia.actions import ActionKind
+from mafia.events import (
+    Ballot,
+    Count,
+    DayStarted,
+    DefenseSpeech,
+    Elimination,
+    LastWords,
+    NightZeroStrategy,
+    Speech,
+    VoteRound,
+)
+from mafia.nodes.common import consumed, dump, table, take_turns
+from mafia.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
+from mafia.state import JSON, GameState
+
+
+def night_zero_done(state: GameState) -> dict[str, Any]:
+    """Record a Mafia member's night-zero strategy; the next Mafia sees it."""
+    turns = take_turns(state, ActionKind.NIGHT_ZERO)
+    events: list[JSON] = []
+    for turn in turns:
+        strategy = NightZeroStrategy(round=0, speaker=turn["player"], strategy=turn["text"] or "")
+        events += dump([strategy])
+    done = {t["player"] for t in turns}
+    return {
+        "events": events,
+        "queue": [q for q in state["queue"] if q not in done],
+        "turns": consumed(turns),
+    }
+
+
+def last_night_death(state: GameState) -> str | None:
+    """Who died in the night that just ended (read from the log's latest night resolution)."""
+    for event in reversed(state["events"]):
+        if event["type"] == "night_resolution":
+            death: str | None = event["actual_kill"]
+            return death
+        if event["type"] == "day_started":
+            return None
+    return None
+
+
+def day_start(state: GameState) -> dict[str, Any]:
+    """Open the next day: announce the night's death and fix the speaking order (or end in a draw)."""
+    round_ = state["round"] + 1
+    if round_ > state["round_cap"]:
+        return {"winner": "draw", "stage": "over"}
+    t = table(state)
+    opener = first_speaker(state["opener"], t.living, t.names)
+    order = speaking_order(opener, t.living)
+    event = DayStarted(
+        round=round_,
+        night_death=last_night_death(state) if round_ > 1 else None,
+        living=t.living,
+        speaking_order=order,
+    )
+    return {
+        "round": round_,
+        "phase": "day",
+        "stage": "speeches",
+        "opener": opener,
+        "queue": order,
+        "nominees": [],
+        "events": dump([event]),
+    }
+
+
+def speech_done(state: GameState) -> dict[str, Any]:
+    """Record a speech and its nomination; the next speaker sees it."""
+    (turn,) = take_turns(state, ActionKind.SPEAK)
+    nomination = turn["choice"]
+    speech = Speech(
+        round=state["round"], speaker=turn["player"], text=turn["text"] or "", nomination=nomination
+    )
+    nominees = list(state["nominees"])
+    if nomination is not None and nomination not in nominees:
+        nominees.append(nomination)
+    return {
+        "events": dump([speech]),
+        "queue": [q for q in state["queue"] if q != turn["player"]],
+        "nominees": nominees,
+        "turns": consumed([turn]),
+    }
+
+
+def _vote_round(state: GameState, action: ActionKind, result: VoteResult, turns: list[JSON]) -> VoteRound:
+    return VoteRound(
+        round=state["round"],
+        revote=action is ActionKind.REVOTE,
+        nominees=list(state["nominees"]),
+        ballots=[Ballot(voter=t["player"], target=t["choice"]) for t in turns],
+        counts=[Count(option=o, votes=n) for o, n in result.counts],
+        outcome=result.kind,
+        eliminated=result.eliminated,
+        tied=list(result.tied),
+    )
+
+
+def _tally(state: GameState, action: ActionKind) -> dict[str, Any]:
+    turns = take_turns(state, action)
+    ballots = {t["player"]: t["choice"] for t in turns}
+    if action is ActionKind.VOTE:
+        result = resolve_vote(ballots, state["nominees"])
+    else:
+        result = resolve_revote(ballots, state["nominees"])
+    events = dump([_vote_round(state, action, result, turns)])
+    update: dict[str, Any] = {"turns": consumed(turns), "stage": "night", "queue": []}
+    if result.eliminated is not None:
+        events += dump([Elimination(round=state["round"], player=result.eliminated)])
+        update |= {
+            "dead": [*state["dead"], result.eliminated],
+            "pending_last_words": result.eliminated,
+            "stage": "last_words",
+        }
+    elif result.kind == "tie":
+        names = table(state).names
+        tied = sorted(result.tied, key=names.index)
+        update |= {"nominees": tied, "queue": tied, "stage": "defense"}
+    return {**update, "events": events}
+
+
+def vote_tally(state: GameState) -> dict[str, Any]:
+    """Resolve the day's vote: elimination, a tie going to defense and revote, or nothing."""
+    return _tally(state, ActionKind.VOTE)
+
+
+def revote_tally(state: GameState) -> dict[str, Any]:
+    """Resolve the revote among the tied players; a new tie means no elimination."""
+    return _tally(state, ActionKind.REVOTE)
+
+
+def defense_done(state: GameState) -> dict[str, Any]:
+    """Record a tied player's defense."""
+    (turn,) = take_turns(state, ActionKind.DEFENSE)
+    event = DefenseSpeech(round=state["round"], speaker=turn["player"], text=turn["text"] or "")
+    return {
+        "events": dump([event]),
+        "queue": [q for q in state["queue"] if q != turn["player"]],
+        "turns": consumed([turn]),
+        "stage": "defense",
+    }
+
+
+def last_words_done(state: GameState) -> dict[str, Any]:
+    """Record the eliminated player's last words."""
+    (turn,) = take_turns(state, ActionKind.LAST_WORDS)
+    event = LastWords(round=state["round"], speaker=turn["player"], text=turn["text"] or "")
+    return {"events": dump([event]), "pending_last_words": None, "turns": consumed([turn])}

@@ -1,0 +1,171 @@
+"""Night phase nodes: the Mafia's kill protocol, the Doctor and Detective, the night's outcome,
+win checks and the end of the game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mafia.actions import ActionKind
+from mafia.events import (
+    Ballot,
+    DoctorProtection,
+    GameOver,
+    Investigation,
+    MafiaDiscussion,
+    MafiaVote,
+    NightResolution,
+    RoleReveal,
+)
+from mafia.nodes.common import consumed, dump, seats_of, table, take_turns
+from mafia.rules import SKIP, KillDecision, Role, agreed_target, resolve_night, resolve_round2
+from mafia.state import JSON, GameState
+
+
+def night_start(state: GameState) -> dict[str, Any]:
+    """Open the night: the living Mafia queue up for Round 1 (the roles are dispatched by a router)."""
+    return {"phase": "night", "stage": "mafia_round1", "queue": table(state).with_role(Role.MAFIA)}
+
+
+def _discussion(state: GameState, turn: JSON, coordination_round: int) -> MafiaDiscussion:
+    return MafiaDiscussion(
+        round=state["round"],
+        speaker=turn["player"],
+        target=turn["choice"],
+        message=turn["text"] or "",
+        reasoning=turn["reasoning"],
+        coordination_round=coordination_round,
+    )
+
+
+def _kill_vote(state: GameState, votes: dict[str, str], decision: KillDecision, coord: int) -> JSON:
+    names = table(state).names
+    ballots = [Ballot(voter=m, target=votes[m]) for m in sorted(votes, key=names.index)]
+    vote = MafiaVote(
+        round=state["round"],
+        votes=ballots,
+        final_target=decision.target,
+        decided_by=decision.decided_by,
+        coordination_round=coord,
+    )
+    return dump([vote])[0]
+
+
+def round1_proposals(state: GameState) -> dict[str, str]:
+    """Tonight's Round 1 proposals so far, by Mafia member (read from the log)."""
+    proposals: dict[str, str] = {}
+    for event in reversed(state["events"]):
+        if event["type"] == "day_started":
+            break
+        is_round1 = event["type"] == "mafia_discussion" and event["coordination_round"] == 1
+        if is_round1 and event["round"] == state["round"]:
+            proposals.setdefault(event["speaker"], event["target"])
+    return proposals
+
+
+def mafia_round1_done(state: GameState) -> dict[str, Any]:
+    """Record a Round 1 proposal (or a lone Mafia's direct choice); settle the kill if agreed."""
+    (turn,) = take_turns(state, ActionKind.MAFIA_ROUND1) or take_turns(state, ActionKind.NIGHT_KILL)
+    player = turn["player"]
+    if turn["action"] == ActionKind.NIGHT_KILL.value:
+        decision = KillDecision(target=turn["choice"], decided_by="direct")
+        events = [*dump([_discussion(state, turn, 0)])]
+        events.append(_kill_vote(state, {player: turn["choice"]}, decision, 0))
+        return {"events": events, "queue": [], "stage": "resolve", "turns": consumed([turn])}
+    events = [*dump([_discussion(state, turn, 1)])]
+    queue = [q for q in state["queue"] if q != player]
+    update: dict[str, Any] = {"queue": queue, "turns": consumed([turn]), "stage": "mafia_round1"}
+    if not queue:
+        proposals = {**round1_proposals(state), player: turn["choice"]}
+        agreed = agreed_target(proposals)
+        if agreed is None:
+            update["stage"] = "mafia_round2"
+        else:
+            events.append(_kill_vote(state, proposals, KillDecision(agreed, "round1"), 1))
+            update["stage"] = "resolve"
+    return {**update, "events": events}
+
+
+def mafia_round2_done(state: GameState) -> dict[str, Any]:
+    """Record every Round 2 choice in seat order and settle the kill (lowest seat breaks a split)."""
+    turns = take_turns(state, ActionKind.MAFIA_ROUND2)
+    events: list[JSON] = []
+    for turn in turns:
+        events += [*dump([_discussion(state, turn, 2)])]
+    choices = {t["player"]: t["choice"] for t in turns}
+    decision = resolve_round2(choices, [t["player"] for t in turns])
+    events.append(_kill_vote(state, choices, decision, 2))
+    return {"events": events, "turns": consumed(turns), "stage": "resolve"}
+
+
+def _kill_target(state: GameState) -> str | None:
+    for event in reversed(state["events"]):
+        if event["type"] == "mafia_vote" and event["round"] == state["round"]:
+            target: str = event["final_target"]
+            return None if target == SKIP else target
+        if event["type"] == "day_started":
+            break
+    return None
+
+
+def night_resolution(state: GameState) -> dict[str, Any]:
+    """Apply the Doctor's protection and the Detective's check, then the kill unless protected."""
+    t = table(state)
+    events: list[JSON] = []
+    protected: str | None = None
+    protections = take_turns(state, ActionKind.PROTECT)
+    investigations = take_turns(state, ActionKind.INVESTIGATE)
+    for turn in protections:
+        protected = turn["choice"]
+        event = DoctorProtection(
+            round=state["round"],
+            protector=turn["player"],
+            protected=turn["choice"],
+            reasoning=turn["reasoning"],
+        )
+        events += [*dump([event])]
+    for turn in investigations:
+        target = turn["choice"]
+        check = Investigation(
+            round=state["round"],
+            detective=turn["player"],
+            target=target,
+            result="Mafia" if t.role(target) is Role.MAFIA else "Not Mafia",
+            reasoning=turn["reasoning"],
+        )
+        events += [*dump([check])]
+    intended = _kill_target(state)
+    saved = {turn["choice"] for turn in protections}
+    actual = resolve_night(intended, intended if intended in saved else protected)
+    events += dump(
+        [
+            NightResolution(
+                round=state["round"],
+                actual_kill=actual,
+                intended_kill=intended,
+                protected=protected,
+            )
+        ]
+    )
+    dead = [*state["dead"], actual] if actual is not None else state["dead"]
+    return {"events": events, "dead": dead, "turns": consumed([*protections, *investigations])}
+
+
+def check_win(state: GameState) -> dict[str, Any]:
+    """After a death: Town wins with no Mafia left, Mafia at parity; otherwise play on."""
+    winner = table(state).winner()
+    return {"winner": winner, "stage": "over"} if winner is not None else {}
+
+
+REASONS = {
+    "town": "every Mafia member has been eliminated",
+    "mafia": "the Mafia reached parity with the rest of the town",
+    "draw": "the round cap was reached",
+}
+
+
+def game_over(state: GameState) -> dict[str, Any]:
+    """End the game: the winner, why, and every role revealed."""
+    winner = state["winner"] or "draw"
+    reveal = [RoleReveal(player=s.name, role=s.role) for s in seats_of(state)]
+    event = GameOver(round=state["round"], winner=winner, reason=REASONS[winner], roles=reveal)
+    return {"events": dump([event]), "winner": winner, "stage": "over"}

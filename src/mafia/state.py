@@ -1,0 +1,128 @@
+"""Graph state: the shared GameState, the input a user gives, and the player subgraph's schemas.
+
+State is JSON-plain (dicts, lists, strings) so checkpoints, Studio and the JSONL logs all read it
+without custom serializers. The event log is the single source of truth; the other game fields are
+small derived values kept beside it deliberately so routers stay O(1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, NotRequired
+
+from langgraph.channels.delta import DeltaChannel
+from typing_extensions import TypedDict
+
+JSON = dict[str, Any]
+
+
+def append_events(log: list[JSON], batches: Sequence[list[JSON]]) -> list[JSON]:
+    """Fold batches of new events onto the log (batching-invariant, as DeltaChannel requires)."""
+    return [*log, *(event for batch in batches for event in batch)]
+
+
+def merge_turns(current: dict[str, JSON], update: dict[str, JSON | None]) -> dict[str, JSON]:
+    """Add finished player turns by request id; a ``None`` value removes a consumed turn."""
+    merged = dict(current)
+    for request_id, turn in update.items():
+        if turn is None:
+            merged.pop(request_id, None)
+        else:
+            merged[request_id] = turn
+    return merged
+
+
+class ConfigInput(TypedDict):
+    """A game's setup as a user gives it (every key optional; defaults are the 7-seat game)."""
+
+    players: NotRequired[int]
+    names: NotRequired[list[str]]
+    roles: NotRequired[dict[str, int]]
+    seed: NotRequired[int]
+    round_cap: NotRequired[int]
+    game_id: NotRequired[str]
+
+
+class InputState(TypedDict):
+    """What a run starts from: only the setup (Studio's input form asks for this alone)."""
+
+    config: ConfigInput
+
+
+class OutputState(TypedDict):
+    """What a finished run returns: the log and the result."""
+
+    game_id: str
+    events: list[JSON]
+    winner: str | None
+
+
+class GameState(TypedDict):
+    """The shared state of one game."""
+
+    config: ConfigInput
+    """The setup as given; read by ``setup`` only."""
+    game_id: str
+    """Stable id of this game (from the config or derived from the seed)."""
+    events: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
+    """The append-only event log (JSON-plain events); checkpoints store only the new events."""
+    seats: list[JSON]
+    """Seat order with each player's secret role: ``{"seat", "name", "role"}``. Engine-only."""
+    dead: list[str]
+    """Players who have died, in order of death. Overwritten whole."""
+    round: int
+    """Current round: Day k then Night k; 0 is setup and night zero."""
+    round_cap: int
+    """The last round that may start; a game still running after it is a draw."""
+    phase: str
+    """"day" or "night": where ``check_win`` goes on to when nobody has won."""
+    stage: str
+    """The step within the phase that the routers read (e.g. "speeches", "defense", "mafia_round2")."""
+    opener: str | None
+    """Who opened the current day's speeches (the next day starts one living seat further)."""
+    queue: list[str]
+    """Players still to act in the current sequential phase (speeches, defenses, Mafia Round 1)."""
+    nominees: list[str]
+    """Today's nominees in order of first nomination; the tied players during defense/revote."""
+    turns: Annotated[dict[str, JSON], merge_turns]
+    """Finished player turns waiting to be applied, by request id; collectors remove them."""
+    pending_last_words: str | None
+    """The player just voted out, who speaks last words next."""
+    winner: str | None
+    """"mafia", "town" or "draw" once the game is over."""
+
+
+class TurnRequest(TypedDict):
+    """What a phase asks of one player: sent to the turn node with ``Send`` (kept tiny on purpose:
+    Send payloads are checkpointed, so the log is read from state, never copied into them)."""
+
+    id: str
+    round: int
+    player: str
+    action: str
+    options: list[str]
+    game_over: bool
+    order: int
+
+
+class PlayerTurnInput(TypedDict):
+    """The player subgraph's input: the full (parsed) log, whose view it renders, and the request."""
+
+    events: list[Any]
+    request: TurnRequest
+
+
+class PlayerTurnOutput(TypedDict):
+    """The player subgraph's output: one finished turn, applied later by the phase's collector."""
+
+    turn: JSON
+
+
+class PlayerTurnState(PlayerTurnInput, PlayerTurnOutput):
+    """The player subgraph's private working state (never returned to the game)."""
+
+    prompt: Any
+    messages: list[Any]
+    attempts: list[JSON]
+    answer: JSON | None
+    error: str | None

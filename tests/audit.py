@@ -1,0 +1,158 @@
+"""An independent referee for finished game logs: replays the log and lists every rule it breaks.
+
+It re-derives who is alive and what each decision allowed from the log alone, so the graph's
+bookkeeping is checked against the rules rather than against itself.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from mafia.events import (
+    DayStarted,
+    DefenseSpeech,
+    DoctorProtection,
+    Elimination,
+    EventBase,
+    Fallback,
+    GameOver,
+    GameStarted,
+    Investigation,
+    LastWords,
+    MafiaDiscussion,
+    MafiaVote,
+    NightResolution,
+    NightZeroStrategy,
+    RoleAssigned,
+    Speech,
+    Thought,
+    VoteRound,
+)
+from mafia.rules import SKIP, Role
+
+ACTING = (
+    Speech,
+    DefenseSpeech,
+    MafiaDiscussion,
+    DoctorProtection,
+    Investigation,
+    NightZeroStrategy,
+    Thought,
+    Fallback,
+)
+
+
+def audit(events: list[EventBase]) -> list[str]:
+    """Every broken rule found in ``events`` (empty for a legal, finished game)."""
+    problems: list[str] = []
+    bad = problems.append
+    if not events or not isinstance(events[0], GameStarted):
+        return ["the log does not start with game_started"]
+    start = events[0]
+    roles = {e.player: e.role for e in events if isinstance(e, RoleAssigned)}
+    if sorted(roles) != sorted(start.players):
+        bad("role assignments do not cover the table")
+    mafia = {p for p, r in roles.items() if r is Role.MAFIA}
+    living = list(start.players)
+    overs = [e for e in events if isinstance(e, GameOver)]
+    if len(overs) != 1 or not isinstance(events[-1], GameOver):
+        bad(f"expected exactly one game_over at the end, found {len(overs)}")
+    nominees: list[str] = []
+    speakers: list[str] = []
+    last_eliminated: str | None = None
+    decided: str | None = None
+    game_won = False
+    for i, e in enumerate(events):
+        where = f"event {i} ({e.__class__.__name__}, round {e.round})"
+        if game_won and not isinstance(e, LastWords | Thought | Fallback | GameOver):
+            bad(f"{where}: the game went on after it was won")
+        actor = e.actor()
+        if isinstance(e, ACTING) and actor is not None and actor not in living and actor != last_eliminated:
+            bad(f"{where}: dead player {actor} acted")
+        if isinstance(e, DayStarted):
+            nominees, last_eliminated = [], None
+            if e.living != living:
+                bad(f"{where}: living list {e.living} != {living}")
+            speakers = list(e.speaking_order)
+            if sorted(speakers) != sorted(living):
+                bad(f"{where}: speaking order does not cover the living")
+        elif isinstance(e, Speech):
+            if not speakers or speakers[0] != e.speaker:
+                bad(f"{where}: {e.speaker} spoke out of order")
+            speakers = speakers[1:]
+            if e.nomination is not None:
+                if e.nomination not in living or e.nomination == e.speaker:
+                    bad(f"{where}: illegal nomination {e.nomination}")
+                elif e.nomination not in nominees:
+                    nominees.append(e.nomination)
+        elif isinstance(e, VoteRound):
+            candidates = e.nominees
+            if not e.revote and candidates != nominees:
+                bad(f"{where}: nominees {candidates} != {nominees}")
+            voters = [b.voter for b in e.ballots]
+            if e.outcome != "no_vote" and sorted(voters) != sorted(living):
+                bad(f"{where}: voters {voters} are not the living")
+            for b in e.ballots:
+                if b.target not in [*candidates, SKIP]:
+                    bad(f"{where}: illegal ballot {b.voter}->{b.target}")
+            counts = Counter(b.target for b in e.ballots)
+            if e.outcome == "eliminated":
+                top = counts[e.eliminated]
+                if any(counts[o] >= top for o in [*candidates, SKIP] if o != e.eliminated):
+                    bad(f"{where}: {e.eliminated} eliminated without a strict majority of the top")
+            if e.outcome == "tie":
+                nominees = list(e.tied)
+        elif isinstance(e, Elimination):
+            if e.player not in living:
+                bad(f"{where}: eliminated a dead player")
+            else:
+                living.remove(e.player)
+            last_eliminated = e.player
+            game_won = _won(living, mafia)
+        elif isinstance(e, LastWords):
+            if e.speaker != last_eliminated:
+                bad(f"{where}: last words by {e.speaker}, not the eliminated player")
+        elif isinstance(e, MafiaDiscussion):
+            if e.speaker not in mafia:
+                bad(f"{where}: non-Mafia {e.speaker} in Mafia talk")
+            if e.target != SKIP and (e.target not in living or e.target in mafia):
+                bad(f"{where}: illegal kill target {e.target}")
+        elif isinstance(e, MafiaVote):
+            decided = None if e.final_target == SKIP else e.final_target
+            if decided is not None and (decided not in living or decided in mafia):
+                bad(f"{where}: illegal final target {decided}")
+        elif isinstance(e, DoctorProtection):
+            if roles[e.protector] is not Role.DOCTOR or e.protected not in living:
+                bad(f"{where}: illegal protection")
+        elif isinstance(e, Investigation):
+            if roles[e.detective] is not Role.DETECTIVE or e.target not in living or e.target == e.detective:
+                bad(f"{where}: illegal investigation")
+            if (e.result == "Mafia") != (e.target in mafia):
+                bad(f"{where}: wrong investigation result")
+        elif isinstance(e, NightResolution):
+            expected = None if decided is None or decided == e.protected else decided
+            if e.actual_kill != expected:
+                bad(f"{where}: kill {e.actual_kill} != expected {expected}")
+            if e.actual_kill is not None:
+                living.remove(e.actual_kill)
+                game_won = _won(living, mafia)
+            decided = None
+        elif isinstance(e, GameOver):
+            alive_mafia = len([p for p in living if p in mafia])
+            truth = (
+                "town"
+                if alive_mafia == 0
+                else "mafia"
+                if alive_mafia >= len(living) - alive_mafia
+                else "draw"
+            )
+            if e.winner != truth:
+                bad(f"{where}: winner {e.winner} but the table says {truth}")
+            if {r.player: r.role for r in e.roles} != roles:
+                bad(f"{where}: revealed roles differ from the deal")
+    return problems
+
+
+def _won(living: list[str], mafia: set[str]) -> bool:
+    alive_mafia = len([p for p in living if p in mafia])
+    return alive_mafia == 0 or alive_mafia >= len(living) - alive_mafia

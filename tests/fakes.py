@@ -1,0 +1,164 @@
+"""Test chat models: a scripted player and a random-legal player, both reading only their prompt.
+
+They override ``bind_tools`` so ``with_structured_output`` works through the tool-calling route,
+and answer with a tool call filled from the bound schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field, PrivateAttr
+
+from mafia.prompts import anchors
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What a test model sees of one call: who, which action, the legal targets, the prompt."""
+
+    player: str
+    role: str
+    action: str
+    targets: list[str]
+    text: str
+    retry: bool
+
+
+def read_ask(messages: Sequence[BaseMessage]) -> Ask:
+    """Who is asked what, read from the prompt with the anchors (as any model would)."""
+    text = "\n".join(m.text for m in messages)
+    identity = anchors.IDENTITY_LINE.search(text)
+    task = anchors.TASK_LINE.search(text)
+    targets = anchors.TARGETS_LINE.search(text)
+    assert identity and task, "prompt lacks identity or task anchors"
+    return Ask(
+        player=identity["name"],
+        role=identity["role"],
+        action=task["action"].lower(),
+        targets=anchors.split_names(targets["targets"]) if targets else [],
+        text=text,
+        retry="previous answer was rejected" in text,
+    )
+
+
+def fill(schema: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """Arguments for a tool schema: ``fields`` where given, short filler text elsewhere."""
+    args: dict[str, Any] = {}
+    for name, prop in schema.get("properties", {}).items():
+        if name in fields:
+            args[name] = fields[name]
+        elif prop.get("type") == "array":
+            args[name] = []
+        elif prop.get("type") == "string":
+            args[name] = f"{name} noted."
+        else:
+            args[name] = None
+    return args
+
+
+class ToolCallingFake(BaseChatModel):
+    """Base for the fakes: binds tools, answers each call with one tool call."""
+
+    delay: float = 0.0
+    _calls: int = PrivateAttr(default=0)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "test-fake"
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def answer(self, ask: Ask) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @property
+    def calls(self) -> int:
+        return self._calls
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        with self._lock:
+            self._calls += 1
+        if self.delay:
+            time.sleep(self.delay)
+        tool = kwargs["tools"][0]["function"]
+        args = fill(tool["parameters"], self.answer(read_ask(messages)))
+        message = AIMessage(
+            content="",
+            tool_calls=[{"name": tool["name"], "args": args, "id": "call-1", "type": "tool_call"}],
+            usage_metadata={"input_tokens": 1, "output_tokens": 1, "total_tokens": 2},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+class RandomLegalModel(ToolCallingFake):
+    """Picks uniformly among the prompt's valid targets, seeded by the prompt text."""
+
+    seed: int = 0
+
+    def answer(self, ask: Ask) -> dict[str, Any]:
+        digest = hashlib.sha256(f"{self.seed}\n{ask.text}".encode()).digest()
+        rng = random.Random(digest)
+        pick = rng.choice(ask.targets) if ask.targets else None
+        fields: dict[str, Any] = {
+            "speech": f"{ask.player} speaks.",
+            "message": "ok",
+            "plan": "plan",
+        }
+        if ask.action == "speak":
+            fields["nomination"] = pick if rng.random() < 0.7 else None
+        else:
+            fields["vote"] = fields["target"] = pick
+        return fields
+
+
+Script = Callable[[Ask], dict[str, Any] | None]
+
+
+class ScriptedModel(ToolCallingFake):
+    """Follows a script: ``script(ask)`` returns the action fields, or None to skip / not nominate."""
+
+    script: Any = Field(default=None, exclude=True)
+    log: list[Ask] = Field(default_factory=list, exclude=True)
+
+    def answer(self, ask: Ask) -> dict[str, Any]:
+        with self._lock:
+            self.log.append(ask)
+        fields = self.script(ask) if self.script is not None else None
+        base: dict[str, Any] = {
+            "speech": f"{ask.player} speaks.",
+            "message": "ok",
+            "plan": "plan",
+            "nomination": None,
+            "vote": "skip",
+            "target": "skip",
+        }
+        if ask.action == "protect":
+            base["target"] = ask.player
+        if ask.action == "investigate":
+            base["target"] = ask.targets[0] if ask.targets else "nobody"
+        return {**base, **(fields or {})}
+
+
+def dump_args(args: dict[str, Any]) -> str:
+    return json.dumps(args, sort_keys=True)

@@ -1,0 +1,69 @@
+"""``mafia play``: a full game in the terminal, its logs and checkpoints, and clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mafia.cli import app
+
+runner = CliRunner()
+
+
+def test_play_shows_the_game_and_writes_logs(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["play", "--seed", "2", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "Day 1" in out and "Game over" in out and "Winner:" in out
+    assert "Vote" in out or "no vote" in out
+    folder = tmp_path / "game-7p-seed2"
+    events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    assert events[0]["type"] == "game_started" and events[-1]["type"] == "game_over"
+    assert (folder / "prompts.jsonl").stat().st_size > 0
+    assert (tmp_path / "checkpoints.sqlite").exists()
+
+
+def test_reveal_shows_private_actions_and_quiet_hides_the_day(tmp_path: Path) -> None:
+    revealed = runner.invoke(
+        app, ["play", "--seed", "2", "--reveal", "--no-checkpoint", "--out", str(tmp_path)]
+    )
+    assert revealed.exit_code == 0, revealed.output
+    assert "(mafia" in revealed.output and "(doctor)" in revealed.output
+    quiet = runner.invoke(app, ["play", "--seed", "2", "--quiet", "--no-checkpoint", "--out", str(tmp_path)])
+    assert quiet.exit_code == 0
+    assert "Day 1" not in quiet.output and "Winner:" in quiet.output
+    assert "(mafia" not in quiet.output
+
+
+def test_seat_models_and_roles(tmp_path: Path) -> None:
+    args = ["play", "--players", "10", "--roles", "mafia=3,doctor=0", "--seat-model", "3=house:9"]
+    result = runner.invoke(app, [*args, "--no-checkpoint", "--out", str(tmp_path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "3 Mafia" in result.output and "0 Doctor" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--players", "4"], "players: must be between 5 and 16"),
+        (["--players", "17"], "players: must be between 5 and 16"),
+        (["--roles", "mafia=4"], "roles.mafia"),
+        (["--roles", "werewolf=1"], "--roles"),
+        (["--roles", "mafia"], "--roles"),
+        (["--seat-model", "3"], "--seat-model"),
+        (["--model", "nonsense"], "model 'nonsense'"),
+        (["--names", "Ann,Ann,Bo,Cy,Di,Ed,Flo"], "names: names must be unique"),
+        (["--round-cap", "0"], "round_cap"),
+    ],
+)
+def test_bad_settings_exit_with_a_message_not_a_traceback(
+    tmp_path: Path, args: list[str], needle: str
+) -> None:
+    result = runner.invoke(app, ["play", *args, "--out", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert needle in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "checkpoints.sqlite").exists()

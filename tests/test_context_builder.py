@@ -1,0 +1,371 @@
+"""build_context: every section from the player's view, tasks, budget, stability, token counts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from logbuilder import (
+    LogBuilder,
+    context_cases,
+    play_random,
+    seven_day2_speeches,
+    seven_to_day2,
+)
+from mafia.actions import ActionKind
+from mafia.context import ContextPolicy, RenderedPrompt, build_context, build_memory
+from mafia.context.builder import SEPARATOR
+from mafia.context.sections import memory_dict
+from mafia.context.tokens import count_tokens, encode_count, safe_chunks
+from mafia.events import NightResolution
+from mafia.prompts import anchors
+from mafia.rules import SKIP, Role
+from mafia.views import player_view
+
+CASES = context_cases()
+ROLE_SECTIONS = {Role.MAFIA: "mafia_info", Role.DETECTIVE: "investigations"}
+
+
+def names(prompt: RenderedPrompt) -> list[str]:
+    return [s.name for s in prompt.sections]
+
+
+def section(prompt: RenderedPrompt, name: str) -> str:
+    found = prompt.section(name)
+    assert found is not None, f"no {name} section"
+    return found.text
+
+
+def targets(prompt: RenderedPrompt) -> list[str] | None:
+    m = anchors.TARGETS_LINE.search(prompt.user)
+    return anchors.split_names(m["targets"]) if m else None
+
+
+def render(key: tuple[ActionKind, Role], policy: ContextPolicy | None = None) -> RenderedPrompt:
+    events, player, action, game_over = CASES[key]
+    return build_context(events, player, action, policy or ContextPolicy(), game_over=game_over)
+
+
+class TestContextBuilder:
+    @pytest.mark.parametrize("key", sorted(CASES, key=str), ids=str)
+    def test_all_sections_in_order(self, key: tuple[ActionKind, Role]) -> None:
+        action, role = key
+        prompt = render(key)
+        expected = ["identity", "rules", "field_guide", "transcript", "state"]
+        if role in ROLE_SECTIONS:
+            expected.append(ROLE_SECTIONS[role])
+        expected.append("recent_events")
+        if action in (ActionKind.DEFENSE, ActionKind.REVOTE):
+            expected.append("defense")
+        expected += ["memory", "task"]
+        assert names(prompt) == expected
+        assert [s.stable for s in prompt.sections] == [n in expected[:3] for n in expected]
+        assert prompt.user.endswith(section(prompt, "task"))
+        headers = [line for line in prompt.user.split("\n") if anchors.SECTION_HEADER.match(line)]
+        assert headers[-1] == anchors.format_task_header(action.value)
+
+    def test_identity_with_persona_and_playbook(self) -> None:
+        events, player, action, _ = CASES[(ActionKind.SPEAK, Role.DOCTOR)]
+        prompt = build_context(events, player, action)
+        identity = section(prompt, "identity")
+        assert anchors.format_identity("Player 4", "Doctor") in identity
+        persona = next(e for e in events if getattr(e, "player", None) == "Player 4").persona  # type: ignore[attr-defined]
+        assert anchors.format_persona(persona) in identity
+        assert "Role playbook:" in identity and "protect" in identity.lower()
+
+    def test_mafia_partner_and_kill_history(self) -> None:
+        prompt = render((ActionKind.VOTE, Role.MAFIA))
+        info = section(prompt, "mafia_info")
+        assert anchors.format_partners([("Player 5", True)]) in info.split("\n")
+        assert "Team kills: Night 1: Player 7 (killed)" in info
+
+    def test_mafia_with_dead_partner(self) -> None:
+        prompt = render((ActionKind.NIGHT_KILL, Role.MAFIA))
+        info = section(prompt, "mafia_info")
+        assert anchors.format_partners([("Player 5", False)]) in info.split("\n")
+        assert "All your partners are dead" in info
+        assert targets(prompt) == ["Player 2", "Player 3", "Player 4", SKIP]
+
+    def test_detective_results(self) -> None:
+        prompt = render((ActionKind.INVESTIGATE, Role.DETECTIVE))
+        results = anchors.RESULT_LINE.findall(section(prompt, "investigations"))
+        assert results == [("1", "Player 5", "Mafia")]
+        assert "Already investigated: Player 5 (Night 1: Mafia)" in section(prompt, "task")
+        assert targets(prompt) == ["Player 1", "Player 2", "Player 4", "Player 5"]
+
+    def test_detective_with_no_results_yet(self) -> None:
+        log = LogBuilder(["Mafia", "Town", "Detective", "Doctor", "Town"])
+        log.night_zero().start_day()
+        prompt = build_context(log.events, "Player 3", ActionKind.SPEAK)
+        assert section(prompt, "investigations") == f"{anchors.INVESTIGATIONS}\nNo investigations yet."
+        assert anchors.RESULT_LINE.search(prompt.user) is None
+
+    def test_current_state_ground_truth(self) -> None:
+        prompt = render((ActionKind.VOTE, Role.TOWN))
+        state = section(prompt, "state")
+        assert anchors.format_round("Day", 2) in state
+        assert anchors.format_living(["Player 1", "Player 2", "Player 3", "Player 4", "Player 5"]) in state
+        assert anchors.format_dead([("Player 6", "voted day 1"), ("Player 7", "night 1")]) in state
+        assert anchors.format_nominees(["Player 1", "Player 2", "Player 5"]) in state
+
+    @pytest.mark.parametrize(
+        ("key", "expected"),
+        [
+            ((ActionKind.SPEAK, Role.MAFIA), ["Player 1", "Player 2", "Player 3", "Player 4"]),
+            ((ActionKind.VOTE, Role.TOWN), ["Player 1", "Player 2", "Player 5", SKIP]),
+            ((ActionKind.REVOTE, Role.DOCTOR), ["Player 2", "Player 5", SKIP]),
+            ((ActionKind.MAFIA_ROUND1, Role.MAFIA), ["Player 2", "Player 3", "Player 4", SKIP]),
+            ((ActionKind.MAFIA_ROUND2, Role.MAFIA), ["Player 2", "Player 3", "Player 4", SKIP]),
+            ((ActionKind.PROTECT, Role.DOCTOR), ["Player 1", "Player 2", "Player 3", "Player 4", "Player 5"]),
+            ((ActionKind.DEFENSE, Role.TOWN), None),
+            ((ActionKind.LAST_WORDS, Role.MAFIA), None),
+            ((ActionKind.NIGHT_ZERO, Role.MAFIA), None),
+        ],
+    )
+    def test_action_prompts_and_valid_targets(
+        self, key: tuple[ActionKind, Role], expected: list[str] | None
+    ) -> None:
+        prompt = render(key)
+        assert anchors.TASK_LINE.search(prompt.user)["action"] == key[0].value.upper()  # type: ignore[index]
+        assert targets(prompt) == expected
+
+    def test_night_kill_targets_exclude_every_mafia(self) -> None:
+        for key in [k for k in CASES if k[0] in (ActionKind.MAFIA_ROUND1, ActionKind.MAFIA_ROUND2)]:
+            found = targets(render(key))
+            assert found is not None and "Player 1" not in found and "Player 5" not in found
+
+    def test_nomination_rule_only_in_speak(self) -> None:
+        for key in CASES:
+            task = section(render(key), "task")
+            assert ("Nomination rule" in task) == (key[0] is ActionKind.SPEAK)
+
+    def test_round2_sees_round1_proposals(self) -> None:
+        info = section(render((ActionKind.MAFIA_ROUND2, Role.MAFIA)), "mafia_info")
+        proposals = anchors.PROPOSAL_LINE.findall(info)
+        assert [(s, t) for s, t, _ in proposals] == [("Player 1", "Player 3"), ("Player 5", "Player 4")]
+        later = section(render((ActionKind.MAFIA_ROUND1, Role.MAFIA)), "mafia_info")
+        assert [p[0] for p in anchors.PROPOSAL_LINE.findall(later)] == ["Player 1"]
+
+    def test_night_zero_sees_earlier_strategies(self) -> None:
+        prompt = render((ActionKind.NIGHT_ZERO, Role.MAFIA))
+        assert anchors.STRATEGY_LINE.findall(section(prompt, "mafia_info")) == [
+            ("Player 1", "Open with 'honestly' to signal.")
+        ]
+        assert "No kill tonight" in section(prompt, "task")
+        assert anchors.format_round("Night", 0) in section(prompt, "state")
+
+    def test_defense_context_with_tied_players_and_vote_counts(self) -> None:
+        prompt = render((ActionKind.DEFENSE, Role.MAFIA))
+        defense = section(prompt, "defense")
+        assert anchors.format_tied(["Player 2", "Player 5"]) in defense
+        assert "Vote counts: Player 1 0, Player 2 2, Player 5 2, skip 1" in defense
+        assert anchors.BALLOTS_LINE.search(defense)
+        assert "(you speak 2nd; 1 has spoken)" in defense
+        assert "tied with Player 2 at 2 votes each" in section(prompt, "task")
+        revote = render((ActionKind.REVOTE, Role.TOWN))
+        assert anchors.format_tied(["Player 2", "Player 5"]) in section(revote, "defense")
+        assert len(anchors.DEFENSE_LINE.findall(section(revote, "transcript"))) == 2
+
+    def test_investigation_and_last_words_prompts(self) -> None:
+        task = section(render((ActionKind.INVESTIGATE, Role.DETECTIVE)), "task")
+        assert "Mafia or Not Mafia" in task
+        words = render((ActionKind.LAST_WORDS, Role.DETECTIVE))
+        assert "You have been voted out on Day 2" in section(words, "task")
+        assert anchors.GAME_OVER_HINT not in words.user
+
+    def test_game_over_hint_only_when_the_engine_says_so(self) -> None:
+        ending = render((ActionKind.LAST_WORDS, Role.TOWN))
+        assert anchors.GAME_OVER_HINT in section(ending, "task").split("\n")
+        events, player, action, _ = CASES[(ActionKind.LAST_WORDS, Role.TOWN)]
+        assert anchors.GAME_OVER_HINT not in build_context(events, player, action).user
+
+    def test_protect_lists_history_without_outcome(self) -> None:
+        task = section(render((ActionKind.PROTECT, Role.DOCTOR)), "task")
+        assert "Your previous protections: Night 1: Player 3" in task
+        assert "saved" not in task.split("Your previous protections:")[1]
+
+    def test_recent_events_since_last_turn(self) -> None:
+        prompt = render((ActionKind.SPEAK, Role.MAFIA))
+        recent = section(prompt, "recent_events").split("\n")
+        assert recent[1] == "Since your last turn:"
+        assert "- Night 1: Player 7 was killed." in recent
+        assert "- Day 2: Player 2 spoke and nominated Player 1." in recent
+        assert not any("Day 1" in line for line in recent)
+
+    def test_recent_events_filter_private_fields(self) -> None:
+        log = seven_day2_speeches(seven_to_day2())
+        log.vote(dict.fromkeys(log.living, SKIP))
+        log.night("Player 3", protect="Player 3", investigate="Player 1")
+        resolution = next(e for e in reversed(log.events) if isinstance(e, NightResolution))
+        assert resolution.intended_kill == "Player 3" and resolution.protected == "Player 3"
+        log.start_day()
+        for player in ("Player 1", "Player 4", "Player 2"):  # Mafia, Doctor, Town
+            recent = section(build_context(log.events, player, ActionKind.SPEAK), "recent_events")
+            night = [line for line in recent.split("\n") if line.startswith("- Night 2")]
+            assert night == ["- Night 2: no one was killed."]
+            assert "protect" not in recent and "intend" not in recent
+
+    def test_private_information_never_reaches_other_players(self) -> None:
+        log = seven_day2_speeches(seven_to_day2())
+        town = build_context(log.events, "Player 2", ActionKind.VOTE)
+        text = town.system + town.user
+        for secret in (
+            "Signal agreement",
+            "Player 7 takes notes",
+            "Check Player 5.",
+            "Protect Player 3",
+            "Player 1 reasons about",
+            "Team kills",
+        ):
+            assert secret not in text
+        assert anchors.PROPOSAL_LINE.search(text) is None
+        assert anchors.RESULT_LINE.search(text) is None
+        assert "Player 2 reasons about" in text  # its own reasoning is in its memory
+
+    def test_prompt_depends_only_on_the_players_view(self) -> None:
+        for events, player, action, game_over in CASES.values():
+            own = player_view(events, player)
+            full = build_context(events, player, action, game_over=game_over)
+            assert build_context(own, player, action, game_over=game_over).user == full.user
+
+    def test_transcript_rendering(self) -> None:
+        log = seven_day2_speeches(seven_to_day2())
+        log.vote(dict.fromkeys(log.living, SKIP))
+        log.night()
+        log.start_day()
+        log.speak("Player 3", 'Watch this: "quoted" words.', "Player 5")
+        transcript = section(build_context(log.events, "Player 4", ActionKind.SPEAK), "transcript")
+        lines = transcript.split("\n")
+        assert "Day 1 summary: no night kill before it; vote result: Player 6 eliminated." in lines
+        assert any(line.startswith("Vote line: Player 6 (4): ") for line in lines)
+        assert "Accusations: Player 1 -> Player 6; Player 4 -> Player 2; Player 6 -> Player 1" in lines
+        assert anchors.format_day_header(2) in lines and anchors.format_day_header(3) in lines
+        said = anchors.SPEECH_LINE.findall(transcript)
+        assert ("Player 3", "Watch this: 'quoted' words.", "Player 5") in said
+        assert "Vote: pending (after the last speech)" in lines
+        assert "- Player 3 claimed Detective (day 2)" in lines
+
+    def test_memory_json(self) -> None:
+        events, player, action, _ = CASES[(ActionKind.PROTECT, Role.DOCTOR)]
+        prompt = build_context(events, player, action)
+        body = section(prompt, "memory")
+        data = json.loads(body[body.index("{") :])
+        assert data == memory_dict(build_memory(player_view(events, player), player))
+        assert [p["target"] for p in data["facts"]["protection_history"]] == ["Player 3"]
+        assert len(data["recent_reasoning"]) == 2
+
+    def test_messages(self) -> None:
+        prompt = render((ActionKind.VOTE, Role.TOWN))
+        system, human = prompt.messages()
+        assert isinstance(system, SystemMessage) and system.content == prompt.system
+        assert isinstance(human, HumanMessage) and human.content == prompt.user
+
+
+class TestPrefixStability:
+    def test_stable_sections_are_byte_identical_across_a_players_calls(self) -> None:
+        log = play_random(4, players=9, rounds=5)
+        systems: dict[str, set[str]] = {}
+        for cut in range(20, len(log.events), 17):
+            for player in log.seats:
+                prompt = build_context(log.events[:cut], player, ActionKind.VOTE)
+                systems.setdefault(player, set()).add(prompt.system)
+        assert all(len(found) == 1 for found in systems.values())
+        assert len({s for found in systems.values() for s in found}) == len(log.seats)
+
+    def test_system_holds_only_the_stable_sections(self) -> None:
+        prompt = render((ActionKind.SPEAK, Role.TOWN))
+        stable = [s.text for s in prompt.sections if s.stable]
+        assert prompt.system == SEPARATOR.join(stable)
+        assert prompt.system.startswith(anchors.IDENTITY)
+        assert prompt.stable_tokens == sum(s.tokens for s in prompt.sections if s.stable)
+
+
+class TestPolicy:
+    def test_default_policy_name(self) -> None:
+        assert ContextPolicy().name == "window2"
+        assert ContextPolicy(full_transcript=True).name == "full"
+        assert ContextPolicy(token_budget=900).name == "window2-budget900"
+        assert ContextPolicy(name="mine").name == "mine"
+        with pytest.raises(ValueError):
+            ContextPolicy(verbatim_rounds=0)
+
+    def test_full_transcript_policy(self) -> None:
+        log = play_random(9, players=7, rounds=5)
+        days = [e.round for e in log.events if type(e).__name__ == "DayStarted"]
+        prompt = build_context(log.events, log.seats[0], ActionKind.VOTE, ContextPolicy(full_transcript=True))
+        transcript = section(prompt, "transcript")
+        assert "summary:" not in transcript
+        assert all(anchors.format_day_header(d) in transcript.split("\n") for d in days)
+
+    def test_budget_trims_oldest_hot_material_first(self) -> None:
+        log = play_random(2, players=9, rounds=4, words=40)
+        log.start_day() if log.winner() is None else None
+        speeches = [e for e in log.events if type(e).__name__ == "Speech"]
+        cut = log.events.index(speeches[-1])
+        speaker = speeches[-1].speaker  # type: ignore[attr-defined]
+        loose = build_context(log.events[:cut], speaker, ActionKind.SPEAK)
+        tight = build_context(log.events[:cut], speaker, ActionKind.SPEAK, ContextPolicy(token_budget=1))
+        assert tight.trimmed[0].startswith("compressed day")
+        assert "recent events" in tight.trimmed
+        assert tight.trimmed[-1].startswith("over budget")
+        assert any(t.startswith("speech of") for t in tight.trimmed)
+        assert tight.system == loose.system  # frozen sections are never trimmed
+        assert tight.section("recent_events") is None
+        assert "Earlier speeches, words trimmed for length" in section(tight, "transcript")
+        cold = [ln for ln in section(loose, "transcript").split("\n") if " summary: " in ln]
+        assert all(line in section(tight, "transcript") for line in cold)  # cold is kept
+        assert tight.total_tokens < loose.total_tokens
+
+    def test_votes_always_get_the_full_current_round(self) -> None:
+        events, player, action, _ = CASES[(ActionKind.VOTE, Role.TOWN)]
+        tight = build_context(events, player, action, ContextPolicy(token_budget=1))
+        said = anchors.SPEECH_LINE.findall(section(tight, "transcript"))
+        assert [s[0] for s in said] == ["Player 2", "Player 3", "Player 4", "Player 5", "Player 1"]
+        assert not any(t.startswith("speech of") for t in tight.trimmed)
+
+    def test_optional_parts_can_be_switched_off(self) -> None:
+        policy = ContextPolicy(recent_events=False, claims_ledger=False, recent_reasonings=1)
+        assert policy.name == "window2-norecent-reasonings1"
+        prompt = render((ActionKind.VOTE, Role.TOWN), policy)
+        assert prompt.section("recent_events") is None
+        assert "Role claims so far" not in prompt.user
+        memory = section(prompt, "memory")
+        assert len(json.loads(memory[memory.index("{") :])["recent_reasoning"]) == 1
+
+    def test_budget_that_fits_trims_nothing(self) -> None:
+        prompt = render((ActionKind.SPEAK, Role.TOWN))
+        roomy = render((ActionKind.SPEAK, Role.TOWN), ContextPolicy(token_budget=prompt.total_tokens))
+        assert roomy.trimmed == () and roomy.user == prompt.user
+
+
+class TestTokenAccounting:
+    def test_section_counts_add_up_to_the_exact_message_counts(self) -> None:
+        for key in CASES:
+            prompt = render(key)
+            assert prompt.total_tokens == encode_count(prompt.system) + encode_count(prompt.user)
+            assert prompt.total_tokens == sum(n for _, n in prompt.token_counts())
+            for sec in prompt.sections:
+                last = sec.text == prompt.system.split(SEPARATOR)[-1] or prompt.user.endswith(sec.text)
+                expected = encode_count(sec.text if last else sec.text + SEPARATOR)
+                assert sec.tokens == expected, sec.name
+
+    def test_token_counts_for_the_prompts_log(self) -> None:
+        prompt = render((ActionKind.SPEAK, Role.TOWN))
+        counts = dict(prompt.token_counts())
+        assert set(counts) == set(names(prompt)) and all(n > 0 for n in counts.values())
+
+    @settings(max_examples=200, deadline=None)
+    @given(
+        st.lists(
+            st.text(alphabet=st.sampled_from(list("ab Z9.,'\"/\n\r\t -[]é\u2028\u00a0")), max_size=12),
+            max_size=12,
+        )
+    )
+    def test_line_cached_counting_is_exact(self, parts: list[str]) -> None:
+        text = "\n".join(parts)
+        assert count_tokens(text) == encode_count(text)
+        assert "".join(safe_chunks(text)) == text

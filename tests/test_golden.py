@@ -1,0 +1,70 @@
+"""Golden files: the exact prompt of every action for every role, reviewable as text.
+
+Each file under tests/golden/ holds one rendered prompt (system and user messages) with its section
+token counts. The test compares byte for byte; after an intended change, regenerate them with
+``UPDATE_GOLDEN=1 pytest tests/test_golden.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from logbuilder import context_cases
+from mafia.actions import ActionKind
+from mafia.context import RenderedPrompt, build_context, clear_caches
+from mafia.rules import Role
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = context_cases()
+
+
+def golden_text(prompt: RenderedPrompt, role: Role, game_over: bool) -> str:
+    """A prompt as a reviewable file: what it is, its token counts, then both messages."""
+    counts = "\n".join(f"  {name}: {tokens}" for name, tokens in prompt.token_counts())
+    return (
+        f"action: {prompt.action.value}\nrole: {role.value}\nplayer: {prompt.player}\n"
+        f"game_over: {str(game_over).lower()}\npolicy: {prompt.policy}\n"
+        f"tokens: {prompt.total_tokens} (stable {prompt.stable_tokens})\n{counts}\n"
+        f"===== SYSTEM =====\n{prompt.system}\n===== USER =====\n{prompt.user}\n"
+    )
+
+
+def golden_path(action: ActionKind, role: Role) -> Path:
+    return GOLDEN / f"{action.value}__{role.value.lower()}.txt"
+
+
+@pytest.mark.parametrize(("action", "role"), sorted(CASES, key=lambda k: (k[0].value, k[1].value)), ids=str)
+def test_golden_prompt(action: ActionKind, role: Role) -> None:
+    events, player, kind, game_over = CASES[(action, role)]
+    text = golden_text(build_context(events, player, kind, game_over=game_over), role, game_over)
+    path = golden_path(action, role)
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"missing {path.name}: run with UPDATE_GOLDEN=1 to create it"
+    assert text == path.read_text(encoding="utf-8"), f"{path.name} differs (UPDATE_GOLDEN=1)"
+
+
+def test_every_action_and_role_has_a_golden_file() -> None:
+    expected = {golden_path(a, r).name for a, r in CASES}
+    assert expected == {p.name for p in GOLDEN.glob("*.txt")}
+    roles_by_action = {a: {r for b, r in CASES if b is a} for a, _ in CASES}
+    assert set(roles_by_action) == set(ActionKind)
+    for action in (ActionKind.SPEAK, ActionKind.VOTE, ActionKind.DEFENSE, ActionKind.REVOTE):
+        assert roles_by_action[action] == set(Role)
+    assert roles_by_action[ActionKind.LAST_WORDS] == set(Role)
+
+
+def test_same_log_renders_byte_identical_prompts_twice() -> None:
+    """Two builds from two independently built copies of the log, caches cleared in between."""
+    first = {key: build_context(*case[:3], game_over=case[3]) for key, case in CASES.items()}
+    clear_caches()
+    again = context_cases()
+    for key, case in again.items():
+        prompt = build_context(*case[:3], game_over=case[3])
+        assert prompt.system == first[key].system
+        assert prompt.user == first[key].user
+        assert prompt.token_counts() == first[key].token_counts()

@@ -1,0 +1,116 @@
+"""Whole runs: determinism of the logs, bad answers never killing a game, checkpoints and resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from audit import audit
+from fakes import Ask, ScriptedModel
+from mafia.events import Fallback, parse_event
+from mafia.graph import build_graph
+from mafia.models.house import HouseModel
+from mafia.runner import RECURSION_LIMIT, run_game, sqlite_checkpointer
+from mafia.runtime import GameContext
+
+
+@pytest.mark.parametrize(("players", "seed"), [(7, 4), (12, 9)])
+def test_same_seed_gives_byte_identical_logs(tmp_path: Path, players: int, seed: int) -> None:
+    for run in ("a", "b"):
+        run_game({"seed": seed, "players": players}, model=HouseModel(seed=seed), out_dir=tmp_path / run)
+    game = f"game-{players}p-seed{seed}"
+    for name in ("events.jsonl", "prompts.jsonl"):
+        first = (tmp_path / "a" / game / name).read_bytes()
+        second = (tmp_path / "b" / game / name).read_bytes()
+        assert first, name
+        assert first == second, name
+
+
+def test_logs_are_written_as_the_game_goes(tmp_path: Path) -> None:
+    seen: list[int] = []
+    events_file = tmp_path / "game-7p-seed1" / "events.jsonl"
+
+    def on_event(event: Any) -> None:
+        if event.type == "day_started":
+            seen.append(len(events_file.read_text().splitlines()))
+
+    state = run_game({"seed": 1}, model=HouseModel(seed=1), out_dir=tmp_path, on_event=on_event)
+    assert seen and seen[0] > 0, "events were on disk before the game ended"
+    lines = events_file.read_text().splitlines()
+    assert [json.loads(line) for line in lines] == state["events"]
+    prompts = [
+        json.loads(line) for line in (tmp_path / "game-7p-seed1" / "prompts.jsonl").read_text().splitlines()
+    ]
+    assert prompts and all(p["total_tokens"] > 0 and p["tokens"] for p in prompts)
+    assert all(p["attempts"] and "raw" in p["attempts"][0] for p in prompts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bad_answers_are_retried_then_fall_back_legally(seed: int) -> None:
+    model = HouseModel(seed=seed, chaos=0.5)
+    records: list[dict[str, Any]] = []
+    state = run_game({"seed": seed, "players": 8}, model=model, on_prompt=records.append)
+    events = [parse_event(e) for e in state["events"]]
+    assert audit(events) == []
+    assert any(len(r["attempts"]) > 1 for r in records), "some answer was re-asked"
+    retried = [r for r in records if r["attempts"][0]["error"]]
+    assert retried and all(r["attempts"][0]["error"] for r in retried)
+    fallbacks = [e for e in events if isinstance(e, Fallback)]
+    for fallback in fallbacks:
+        assert fallback.attempts == 3 and fallback.error
+
+
+def test_fallback_choices_per_action() -> None:
+    def always_illegal(ask: Ask) -> dict[str, Any]:
+        return {"nomination": "Nobody", "vote": "Nobody", "target": "Nobody"}
+
+    model = ScriptedModel(script=always_illegal)
+    state = run_game({"seed": 3, "round_cap": 2}, model=model, max_retries=1)
+    events = [parse_event(e) for e in state["events"]]
+    assert audit(events) == []
+    applied = {(f.action, f.applied) for f in events if isinstance(f, Fallback)}
+    actions = {a for a, _ in applied}
+    assert {"speak", "mafia_round1", "protect", "investigate"} <= actions
+    for action, choice in applied:
+        if action in ("mafia_round1", "mafia_round2", "vote", "revote"):
+            assert choice == "skip"
+    protect = [f for f in events if isinstance(f, Fallback) and f.action == "protect"]
+    assert all(f.applied == f.player for f in protect), "the Doctor falls back to self-protection"
+    assert all(f.attempts == 2 for f in events if isinstance(f, Fallback))
+
+
+class Outage(Exception):
+    """A provider failure (not a bad answer): it stops the run, to be resumed."""
+
+
+class FlakyHouseModel(HouseModel):
+    """The house model that fails once its call budget is spent."""
+
+    budget: int = 10**9
+
+    def _generate(self, *args: Any, **kwargs: Any) -> Any:
+        if self.budget <= 0:
+            raise Outage("provider unavailable")
+        object.__setattr__(self, "budget", self.budget - 1)
+        return super()._generate(*args, **kwargs)
+
+
+def test_a_crashed_game_resumes_from_sqlite_to_the_same_end(tmp_path: Path) -> None:
+    setup = {"config": {"seed": 6, "players": 9}}
+    reference = run_game(setup["config"], model=HouseModel(seed=6))
+    db = tmp_path / "checkpoints.sqlite"
+    config: Any = {"configurable": {"thread_id": "t1"}, "recursion_limit": RECURSION_LIMIT}
+    with sqlite_checkpointer(db) as saver:
+        graph = build_graph().compile(checkpointer=saver)
+        with pytest.raises(Outage):
+            graph.invoke(setup, config, context=GameContext(model=FlakyHouseModel(seed=6, budget=40)))
+        partial = graph.get_state(config).values["events"]
+        assert 0 < len(partial) < len(reference["events"])
+    with sqlite_checkpointer(db) as saver:  # a fresh process would open the file the same way
+        graph = build_graph().compile(checkpointer=saver)
+        final = graph.invoke(None, config, context=GameContext(model=HouseModel(seed=6)))
+        assert final["events"] == reference["events"]
+        assert graph.get_state(config).values["events"] == reference["events"]
