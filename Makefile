@@ -23,7 +23,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
-	LANGSMITH_TRACING=false $(BIN)/pytest -q
+	LANGSMITH_TRACING=false $(BIN)/pytest -q -n auto
 
 test: lint typecheck pytest
 

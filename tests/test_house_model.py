@@ -37,13 +37,15 @@ from mafia.prompts import anchors as a
 from mafia.rules import SKIP, Role
 
 PLAYERS = [f"Player {k}" for k in range(1, 8)]
+CLAIM = "I am the Detective."
+Names = Sequence[str]
 FIREBRAND = next(p.description for p in PERSONAS if p.key == "firebrand")
 
 
 # ---- synthetic prompts -----------------------------------------------------------------------
 
 
-def default_targets(action: str, me: str, living: Sequence[str], partners: Sequence[str]) -> list[str]:
+def default_targets(action: str, me: str, living: Names, partners: Names) -> list[str]:
     if action == "speak":
         return rules.nomination_targets(living, me)
     if action in ("mafia_round1", "mafia_round2", "night_kill"):
@@ -117,7 +119,8 @@ def ask(
     **knobs: Any,
 ) -> Any:
     model = HouseModel(seed=seed, **knobs)
-    out = model.with_structured_output(schema, method=method, include_raw=True).invoke(list(messages))
+    runnable = model.with_structured_output(schema, method=method, include_raw=True)
+    out = runnable.invoke(list(messages))
     assert out["parsing_error"] is None, out["parsing_error"]
     assert isinstance(out["parsed"], schema)
     return out["parsed"]
@@ -381,10 +384,11 @@ def random_case(
         dead=[(p, "night 1") for p in sorted(dead)],
         persona=rng.choice(PERSONAS).description,
         proposals=proposals,
-        memory={"beliefs": {"suspicions": [{"player": rng.choice(living), "level": 9, "reasoning": "x"}]}},
+        memory={"beliefs": {"suspicions": [{"player": me, "level": 9, "reasoning": "x"}]}},
     )
-    final_targets = targets if targets is not None else default_targets(action, me, living, partners)
-    return msgs, me, action, living, partners, final_targets
+    if targets is None:
+        targets = default_targets(action, me, living, partners)
+    return msgs, me, action, living, partners, targets
 
 
 def test_choices_are_always_legal_and_complete() -> None:
@@ -444,7 +448,7 @@ def test_detective_stays_hidden_without_a_reason_and_keeps_reporting_once_out() 
         "speak",
         day=3,
         results=[(1, "Player 5", "Mafia"), (2, "Player 6", "Not Mafia")],
-        earlier_days=[[("Player 3", "I am the Detective. I investigated Player 5: Mafia.", "Player 5")]],
+        earlier_days=[[("Player 3", f"{CLAIM} I investigated Player 5: Mafia.", "Player 5")]],
         living=[p for p in PLAYERS if p != "Player 5"],
         dead=[("Player 5", "voted day 2")],
     )
@@ -508,7 +512,7 @@ def test_doctor_protects_a_claimed_detective() -> None:
             "Doctor",
             "protect",
             phase="Night",
-            earlier_days=[[("Player 2", "I am the Detective. I investigated Player 6: Not Mafia.", None)]],
+            earlier_days=[[("Player 2", f"{CLAIM} I investigated Player 6: Not Mafia.", None)]],
             speeches=[],
             day=2,
         )
@@ -594,7 +598,8 @@ def test_mafia_round1_follows_an_earlier_proposal_and_round2_converges() -> None
     choices = set()
     for me in ("Player 1", "Player 2", "Player 5"):
         partners = [p for p in ("Player 1", "Player 2", "Player 5") if p != me]
-        msgs = prompt(me, "Mafia", "mafia_round2", phase="Night", partners=partners, proposals=split)
+        night = {"phase": "Night", "proposals": split}
+        msgs = prompt(me, "Mafia", "mafia_round2", partners=partners, **night)
         choices.add(ask(msgs, kind_schema("mafia_round2")).target)
     assert choices == {"Player 4"}, "all converge on the earliest proposal"
 
@@ -638,7 +643,8 @@ def test_defense_denies_and_redirects() -> None:
 
 def test_last_words_accuse_or_say_goodbye() -> None:
     speeches = [("Player 2", "I suspect Player 4.", "Player 4")]
-    town = ask(prompt("Player 4", "Town", "last_words", speeches=speeches), kind_schema("last_words"))
+    last_words = kind_schema("last_words")
+    town = ask(prompt("Player 4", "Town", "last_words", speeches=speeches), last_words)
     assert "Player 2" in town.speech
     over = ask(
         prompt("Player 4", "Town", "last_words", speeches=speeches, game_over=True),
@@ -697,9 +703,8 @@ LEGAL_VOTES = ("Player 1", "Player 2", SKIP)
 def test_chaos_gives_bad_answers_on_the_tool_route() -> None:
     msgs = any_prompt(ActionKind.VOTE)
     for seed in range(30):
-        out = (
-            HouseModel(seed=seed, chaos=1.0).with_structured_output(VoteAction, include_raw=True).invoke(msgs)
-        )
+        model = HouseModel(seed=seed, chaos=1.0)
+        out = model.with_structured_output(VoteAction, include_raw=True).invoke(msgs)
         parsed = out["parsed"]
         # A schema error, no tool call at all (parsed None), or an illegal choice.
         assert out["parsing_error"] is not None or parsed is None or parsed.vote not in LEGAL_VOTES
@@ -788,7 +793,8 @@ def test_builder_prompt_round2_follows_the_earliest_proposal() -> None:
 
 
 def test_builder_prompts_parse_cleanly() -> None:
-    log = seven().night_zero().start_day().discuss({"Player 2": ("I suspect Player 5.", "Player 5")})
+    log = seven().night_zero().start_day()
+    log.discuss({"Player 2": ("I suspect Player 5.", "Player 5")})
     log.vote({p: "Player 5" for p in log.living})
     log.last_words("I was Town. Player 2 is Mafia.")
     log.night("Player 7", protect="Player 7", investigate="Player 1")
@@ -833,3 +839,9 @@ def test_without_a_targets_line_a_ballot_comes_from_the_nominees() -> None:
     lines = [ln for ln in prompt_text(msgs).split("\n") if not ln.startswith("Valid targets")]
     lines.insert(lines.index(a.format_dead([])) + 1, a.format_nominees(["Player 2"]))
     assert ask([HumanMessage("\n".join(lines))], VoteAction).vote == "Player 2"
+
+
+def test_a_schema_for_another_action_is_answered_by_the_schema() -> None:
+    """The prompt asks for a speech but a ballot schema is bound: the ballot is still legal."""
+    msgs = prompt("Player 4", "Town", "speak", targets=["Player 2", SKIP])
+    assert ask(msgs, VoteAction).vote in ("Player 2", SKIP)

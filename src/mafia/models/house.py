@@ -59,6 +59,7 @@ _ACTION_FIELDS = frozenset(
 )
 _CHOICE_FIELDS = ("target", "vote", "nomination")
 ToolLike = dict[str, Any] | type | Callable[..., Any] | BaseTool
+Args = dict[str, Any]
 
 
 class HouseModel(BaseChatModel):
@@ -86,6 +87,7 @@ class HouseModel(BaseChatModel):
             "skill": self.skill,
             "aggression": self.aggression,
             "chaos": self.chaos,
+            "raise_json_errors": self.raise_json_errors,
         }
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
@@ -149,7 +151,8 @@ class HouseModel(BaseChatModel):
             if kind == "no_tool_call":
                 return _message(decision.reply(), [], text, digest, "stop")
             args = _wild_args(kind, args, parameters, view, chaos_rng)
-        call = ToolCall(name=function["name"], args=args, id=f"call_{digest.hex()[:24]}", type="tool_call")
+        call_id = f"call_{digest.hex()[:24]}"
+        call = ToolCall(name=function["name"], args=args, id=call_id, type="tool_call")
         return _message("", [call], text, digest, "tool_calls")
 
     # ---- binding -------------------------------------------------------------------------
@@ -286,8 +289,8 @@ def _content(message: Any) -> str:
     return str(content)
 
 
-def _message(content: str, calls: list[ToolCall], prompt: str, digest: bytes, finish: str) -> AIMessage:
-    out_chars = len(content) + sum(_size(c["args"]) for c in calls)
+def _message(text: str, calls: list[ToolCall], prompt: str, digest: bytes, end: str) -> AIMessage:
+    out_chars = len(text) + sum(_size(c["args"]) for c in calls)
     input_tokens = (len(prompt) + 3) // 4
     output_tokens = (out_chars + 3) // 4
     usage = UsageMetadata(
@@ -296,10 +299,10 @@ def _message(content: str, calls: list[ToolCall], prompt: str, digest: bytes, fi
         total_tokens=input_tokens + output_tokens,
     )
     return AIMessage(
-        content=content,
+        content=text,
         tool_calls=calls,
         usage_metadata=usage,
-        response_metadata={"model_name": "mafia-house", "finish_reason": finish},
+        response_metadata={"model_name": "mafia-house", "finish_reason": end},
         id=f"house-{digest.hex()[:16]}",
     )
 
@@ -357,7 +360,11 @@ def _pick_tool(tools: Any, tool_choice: Any) -> dict[str, Any] | None:
         for t in formatted:
             if t["function"]["name"] == wanted:
                 return t
-    scored = [(len(_props(t["function"].get("parameters") or {}) & _ACTION_FIELDS), t) for t in formatted]
+
+    def overlap(tool: dict[str, Any]) -> int:
+        return len(_props(tool["function"].get("parameters") or {}) & _ACTION_FIELDS)
+
+    scored = [(overlap(t), t) for t in formatted]
     best = max(scored, key=lambda x: x[0])
     if best[0] == 0 and tool_choice in (None, "auto"):
         return None
@@ -369,8 +376,9 @@ def _hints(decision: Decision) -> dict[str, Any]:
     hints["suspicions"] = [
         {"player": p, "level": level, "reasoning": why} for p, level, why in decision.suspicions
     ]
+    relationships = decision.relationships
     hints["relationships"] = [
-        {"players": players, "kind": kind, "note": note} for players, kind, note in decision.relationships
+        {"players": names, "kind": kind, "note": note} for names, kind, note in relationships
     ]
     hints["pattern_notes"] = list(decision.pattern_notes)
     return hints
@@ -410,7 +418,7 @@ def _wild_args(
     return out
 
 
-def _wild_json(args: dict[str, Any], schema: Mapping[str, Any], view: PromptView, rng: random.Random) -> str:
+def _wild_json(args: Args, schema: Mapping[str, Any], view: PromptView, rng: random.Random) -> str:
     kind = rng.choice(("illegal", "missing", "wrong_type", "broken"))
     if kind == "broken":
         text = json.dumps(args, ensure_ascii=False)

@@ -229,7 +229,7 @@ def _knowledge(board: Board, view: PromptView, private: bool) -> None:
     for liar in board.liars:
         sure = private and board.role in ("Detective", "Town", "Doctor")
         weight = CERTAIN if sure else 6.0
-        board.add(liar, weight, "their Detective claim is false", "false Detective claim (counterclaim)")
+        board.add(liar, weight, "their Detective claim is false", "false Detective claim")
     for c, w in board.trust.items():
         if c in board.partners:
             continue
@@ -325,7 +325,8 @@ def _speeches(board: Board, view: PromptView, private: bool) -> None:
                 board.add(speaker, 1.5 * w, "they defended a known Mafia", f"defended {t}")
     for n, who in nominators.items():
         if n in board.score and len(who) >= 2:
-            board.reasons[n].append(Reason(0.0, f"{len(who)} players nominated them", "nominated repeatedly"))
+            public = f"{len(who)} players nominated them"
+            board.reasons[n].append(Reason(0.0, public, "nominated repeatedly"))
     for accuser, accused, day in view.accusations:
         if day not in verbatim_days and accused in board.score:
             board.press(accused, 0.3, accuser)

@@ -66,9 +66,8 @@ def _speak_town(ctx: Ctx, cands: list[str]) -> tuple[list[str], str | None, str,
     if b.role == "Detective":
         found = mafia_found_alive(b, cands)
         liars = [c for c in b.liars if c in cands]
-        endangered = [
-            t for t, r in b.my_results.items() if r == "Not Mafia" and b.nominations_today.get(t, 0) >= 2
-        ]
+        cleared = [t for t, r in b.my_results.items() if r == "Not Mafia"]
+        endangered = [t for t in cleared if b.nominations_today[t] >= 2]
         if (
             b.i_claimed_detective
             or found
@@ -107,11 +106,12 @@ def _speak_town(ctx: Ctx, cands: list[str]) -> tuple[list[str], str | None, str,
                 break
     if nomination is None:
         top = best(rng, cands, lambda p: b.total(p, FOLLOW_NOMINATE))
+        gut = gut_chance(ctx)
         if top is not None and b.total(top, FOLLOW_NOMINATE) >= nominate_threshold(ctx):
             nomination = top
             core.append(line(rng, "accuse", t=top, why=public_why(b, top, rng)))
             reasoning = f"{top} is my top suspect: {private_note(b, top)}."
-        elif top is not None and (is_early(b) or not b.nominations_today) and rng.random() < gut_chance(ctx):
+        elif top is not None and (is_early(b) or not b.nominations_today) and rng.random() < gut:
             nomination = top if b.total(top, FOLLOW_NOMINATE) > 0 else rng.choice(cands)
             core.append(line(rng, "gut", t=nomination))
             reasoning = f"Little evidence yet; a read on {nomination} draws reactions."

@@ -80,9 +80,8 @@ def mafia_round1(ctx: Ctx) -> Decision:
         return decision_with(
             {"target": choice, "message": f"Let us take {choice}."}, "Kill.", "A loose pick."
         )
-    earlier = [
-        p for p in ctx.view.proposals if p.speaker in b.partners and (p.target in named or p.target == skip)
-    ]
+    allowed = (*named, skip)
+    earlier = [p for p in ctx.view.proposals if p.speaker in b.partners and p.target in allowed]
     mine = _kill_choice(ctx, named)
     if earlier and not (mine in b.detective_claims and earlier[0].target != mine):
         choice = earlier[0].target
@@ -107,9 +106,7 @@ def mafia_round2(ctx: Ctx) -> Decision:
         choice = rng.choice(named) if named else fallback
         return decision_with({"target": choice}, "Kill.", "A loose pick.")
     team = b.partners | {b.me}
-    proposals = [
-        p for p in ctx.view.proposals if p.speaker in team and (p.target in named or p.target == skip)
-    ]
+    proposals = [p for p in ctx.view.proposals if p.speaker in team and p.target in (*named, skip)]
     if proposals and ctx.view.action != "night_kill":
         counts = Counter(p.target for p in proposals)
         top = max(counts.values())
@@ -119,7 +116,8 @@ def mafia_round2(ctx: Ctx) -> Decision:
         mine = _kill_choice(ctx, named)
         choice = mine if mine is not None else fallback
         reasoning = f"{choice} is the biggest threat." if mine else "No legal target."
-    return decision_with({"target": choice}, "Reach consensus on the most dangerous target.", reasoning)
+    strategy = "Reach consensus on the most dangerous target."
+    return decision_with({"target": choice}, strategy, reasoning)
 
 
 def protect(ctx: Ctx) -> Decision:

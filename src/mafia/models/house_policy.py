@@ -23,7 +23,10 @@ __all__ = ["Decision", "Knobs", "decide"]
 def decide(view: PromptView, props: frozenset[str], rng: random.Random, knobs: Knobs) -> Decision:
     """Decide the prompt's task; ``props`` are the bound schema's field names (used only when the
     prompt names no task)."""
-    action = view.action or _infer_action(view, props)
+    action = view.action
+    if not action or props & _CHOICE_FIELDS - _FIELDS_OF.get(action, frozenset()):
+        # No task named, or the bound schema asks for another action's fields: go by the schema.
+        action = _infer_action(view, props)
     board = assess(view)
     ctx = Ctx(view, board, rng, knobs, style_for(view.persona))
     handler = _HANDLERS.get(action, day.speak)
@@ -31,6 +34,22 @@ def decide(view: PromptView, props: frozenset[str], rng: random.Random, knobs: K
     decision.action = action
     _fill_beliefs(ctx, decision)
     return decision
+
+
+_FIELDS_OF: dict[str, frozenset[str]] = {
+    "speak": frozenset({"speech", "nomination"}),
+    "vote": frozenset({"vote"}),
+    "revote": frozenset({"vote"}),
+    "defense": frozenset({"speech"}),
+    "last_words": frozenset({"speech"}),
+    "night_zero": frozenset({"plan"}),
+    "mafia_round1": frozenset({"target", "message"}),
+    "mafia_round2": frozenset({"target"}),
+    "night_kill": frozenset({"target"}),
+    "protect": frozenset({"target"}),
+    "investigate": frozenset({"target"}),
+}
+_CHOICE_FIELDS = frozenset({"nomination", "vote", "target", "plan"})
 
 
 def _infer_action(view: PromptView, props: frozenset[str]) -> str:
@@ -87,7 +106,8 @@ def _fill_beliefs(ctx: Ctx, decision: Decision) -> None:
     if killed:
         facts.append("Killed at night: " + ", ".join(killed) + ".")
     if b.role == "Detective" and view.results:
-        facts.append("My results: " + ", ".join(f"{t} is {r}" for _, t, r in sorted(view.results)) + ".")
+        found = ", ".join(f"{t} is {r}" for _, t, r in sorted(view.results))
+        facts.append(f"My results: {found}.")
     if b.partners:
         facts.append("Partners: " + ", ".join(sorted(b.partners)) + ".")
     decision.fields["observations"] = " ".join(facts)

@@ -72,10 +72,14 @@ class PromptView:
     today: int = 0
     names: tuple[str, ...] = ()  # every player name the prompt mentions in a fixed line
 
+    _readings: list[tuple[SaidLine, TextReading]] | None = None
+
     def readings(self) -> list[tuple[SaidLine, TextReading]]:
-        """Each said line with what its text says (cached per line across calls)."""
-        key = "\x1f".join(self.names)  # one string: its hash is computed once, not per line
-        return [(s, read_text(s.speaker, s.text, key)) for s in self.said]
+        """Each said line with what its text says (read once per line and game, then cached)."""
+        if self._readings is None:
+            key = "\x1f".join(self.names)  # one string: its hash is computed once, not per line
+            self._readings = [(s, read_text(s.speaker, s.text, key)) for s in self.said]
+        return self._readings
 
 
 def _names_of(field_text: str) -> list[str]:
@@ -214,14 +218,14 @@ def _read_transcript(body: str) -> tuple[_Section, ...]:
     day = 0
     for block in body.split("\n\n"):
         sec = _read_section(block)
-        if day and (
-            any(not s.day for _, s in sec.said) or any(not b[2] for _, bs in sec.ballots for b in bs)
-        ):
+        undated = any(not s.day for _, s in sec.said) or any(
+            not d for _, bs in sec.ballots for _v, _t, d in bs
+        )
+        if day and undated:
             # Lines above a block's first "Day N" line belong to the day before it.
-            sec = sec._replace(
-                said=tuple((raw, s if s.day else s._replace(day=day)) for raw, s in sec.said),
-                ballots=tuple((raw, tuple((v, t, d or day) for v, t, d in bs)) for raw, bs in sec.ballots),
-            )
+            said = tuple((raw, s if s.day else s._replace(day=day)) for raw, s in sec.said)
+            ballots = tuple((r, tuple((v, t, d or day) for v, t, d in b)) for r, b in sec.ballots)
+            sec = sec._replace(said=said, ballots=ballots)
         out.append(sec)
         day = sec.last_day or day
     return tuple(out)

@@ -112,7 +112,8 @@ class _Compiler:
 
     def union(self, options: list[Mapping[str, Any]], depth: int) -> Fill:
         nullable = any(o.get("type") == "null" for o in options)
-        concrete = [(o.get("type"), self.compile(o, depth)) for o in options if o.get("type") != "null"]
+        typed = [o for o in options if o.get("type") != "null"]
+        concrete = [(o.get("type"), self.compile(o, depth)) for o in typed]
 
         def fill_union(h: Any, root: dict[str, Any]) -> Any:
             if h is None and nullable:
