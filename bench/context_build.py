@@ -1,14 +1,20 @@
 """Benchmark: time to build one player's context in a 16-player game at round 10, and the share of
-the prompt that is the stable (cacheable) prefix.
+a player's prompt that is a stable prefix.
 
-A scripted 16-player game (tests/logbuilder.py) is played to round 10 with speeches of about 60
-words and a Thought after every decision, like a real run. Then every decision of round 10 is
-rendered from the log as it stood at that moment: each speech, each ballot, each night action.
-The builds are repeated and the median is reported; caches (token counts of lines seen before,
-extraction results) are warm, as in an engine process that has been running the game.
+Three scripted 16-player games (tests/logbuilder.py) are played to round 10 with speeches of about
+60 words, two nominations and a vote every day, and a Thought after every decision, as in a real
+run. Every decision of each game is rendered in game order from the log as it stood at that moment,
+as the engine does (so caches are as warm as in a running engine); the builds of round 10's
+decisions (every speech, ballot and night action) are timed. One game is also rendered with every
+cache cleared before each build, for the cold figure.
 
-Prints name=value lines; the last two are the goals: context_build_ms_median (<= 5) and
-stable_prefix_share (>= 0.5).
+Two shares are printed. ``frozen_share``: the game-constant system message (identity, persona,
+playbook, rules, field guide) over the whole prompt. ``stable_prefix_share``: the part of a player's
+prompt that is byte-identical to the start of that player's previous prompt, i.e. what a provider's
+prefix cache reuses; it includes the frozen sections and the transcript's older and recent days,
+which open the user message and only ever grow at their end within a day.
+
+The last two lines are the goals: context_build_ms_median (<= 5) and stable_prefix_share (>= 0.5).
 """
 
 from __future__ import annotations
@@ -36,9 +42,9 @@ SEEDS = (7, 8, 9)
 Decision = tuple[int, str, ActionKind]  # (log length at the decision, player, action)
 
 
-def _day(log: LogBuilder, rng: random.Random, eliminate: str | None, record: bool) -> list[Decision]:
+def _day(log: LogBuilder, rng: random.Random, eliminate: str | None) -> list[Decision]:
     """A day with two nominations and a vote; ``eliminate`` (if given) is voted out, otherwise
-    "skip" wins. Round 10's decisions are recorded."""
+    "skip" wins. Returns the day's decisions."""
     decisions: list[Decision] = []
     log.start_day()
     order = log.speaking_order
@@ -51,13 +57,11 @@ def _day(log: LogBuilder, rng: random.Random, eliminate: str | None, record: boo
         if i in (1, 3):
             choice = wanted[0] if i == 1 or len(wanted) == 1 else wanted[1]
             nominee = choice if choice != speaker else None
-        if record:
-            decisions.append((len(log.events), speaker, ActionKind.SPEAK))
+        decisions.append((len(log.events), speaker, ActionKind.SPEAK))
         log.speak(speaker, random_speech(rng, speaker, others, WORDS), nominee)
     nominees = log.nominees()
     if nominees:
-        if record:
-            decisions.extend((len(log.events), v, ActionKind.VOTE) for v in log.living)
+        decisions.extend((len(log.events), v, ActionKind.VOTE) for v in log.living)
         if eliminate in nominees:
             ballots = {v: (eliminate if k % 4 else SKIP) for k, v in enumerate(log.living)}
         else:
@@ -68,7 +72,8 @@ def _day(log: LogBuilder, rng: random.Random, eliminate: str | None, record: boo
     return decisions
 
 
-def _night(log: LogBuilder, kill: bool, record: bool) -> list[Decision]:
+def _night(log: LogBuilder, kill: bool) -> list[Decision]:
+    """A night where the Mafia target the last Town seat, saved unless ``kill``; its decisions."""
     decisions: list[Decision] = []
     mafia = log.with_role(Role.MAFIA)
     town = [p for p in log.living if p not in mafia]
@@ -76,10 +81,9 @@ def _night(log: LogBuilder, kill: bool, record: bool) -> list[Decision]:
     doctor = log.with_role(Role.DOCTOR)
     detective = log.with_role(Role.DETECTIVE)
     start = len(log.events)
-    if record:
-        decisions.extend((start, m, ActionKind.MAFIA_ROUND1) for m in mafia[:1])
-        decisions.extend((start, d, ActionKind.PROTECT) for d in doctor)
-        decisions.extend((start, d, ActionKind.INVESTIGATE) for d in detective)
+    decisions.extend((start, m, ActionKind.MAFIA_ROUND1) for m in mafia[:1])
+    decisions.extend((start, d, ActionKind.PROTECT) for d in doctor)
+    decisions.extend((start, d, ActionKind.INVESTIGATE) for d in detective)
     protect = None if kill else target
     checked = [p for p in log.living if detective and p != detective[0]]
     log.night(
@@ -105,8 +109,8 @@ def scripted_game(seed: int = 7) -> tuple[list[EventBase], list[Decision]]:
             eliminate = town[0]
         elif k == 6:
             eliminate = mafia[-1]
-        decisions += _day(log, rng, eliminate, record=True)
-        decisions += _night(log, kill=k in (2, 5, 8), record=True)
+        decisions += _day(log, rng, eliminate)
+        decisions += _night(log, kill=k in (2, 5, 8))
     return log.events, decisions
 
 

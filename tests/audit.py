@@ -8,54 +8,35 @@ from __future__ import annotations
 
 from collections import Counter
 
-from mafia.events import (
-    DayStarted,
-    DefenseSpeech,
-    DoctorProtection,
-    Elimination,
-    EventBase,
-    Fallback,
-    GameOver,
-    GameStarted,
-    Investigation,
-    LastWords,
-    MafiaDiscussion,
-    MafiaVote,
-    NightResolution,
-    NightZeroStrategy,
-    RoleAssigned,
-    Speech,
-    Thought,
-    VoteRound,
-)
+from mafia import events as ev
 from mafia.rules import SKIP, Role
 
 ACTING = (
-    Speech,
-    DefenseSpeech,
-    MafiaDiscussion,
-    DoctorProtection,
-    Investigation,
-    NightZeroStrategy,
-    Thought,
-    Fallback,
+    ev.Speech,
+    ev.DefenseSpeech,
+    ev.MafiaDiscussion,
+    ev.DoctorProtection,
+    ev.Investigation,
+    ev.NightZeroStrategy,
+    ev.Thought,
+    ev.Fallback,
 )
 
 
-def audit(events: list[EventBase]) -> list[str]:
+def audit(events: list[ev.EventBase]) -> list[str]:
     """Every broken rule found in ``events`` (empty for a legal, finished game)."""
     problems: list[str] = []
     bad = problems.append
-    if not events or not isinstance(events[0], GameStarted):
+    if not events or not isinstance(events[0], ev.GameStarted):
         return ["the log does not start with game_started"]
     start = events[0]
-    roles = {e.player: e.role for e in events if isinstance(e, RoleAssigned)}
+    roles = {e.player: e.role for e in events if isinstance(e, ev.RoleAssigned)}
     if sorted(roles) != sorted(start.players):
         bad("role assignments do not cover the table")
     mafia = {p for p, r in roles.items() if r is Role.MAFIA}
     living = list(start.players)
-    overs = [e for e in events if isinstance(e, GameOver)]
-    if len(overs) != 1 or not isinstance(events[-1], GameOver):
+    overs = [e for e in events if isinstance(e, ev.GameOver)]
+    if len(overs) != 1 or not isinstance(events[-1], ev.GameOver):
         bad(f"expected exactly one game_over at the end, found {len(overs)}")
     nominees: list[str] = []
     speakers: list[str] = []
@@ -64,19 +45,19 @@ def audit(events: list[EventBase]) -> list[str]:
     game_won = False
     for i, e in enumerate(events):
         where = f"event {i} ({e.__class__.__name__}, round {e.round})"
-        if game_won and not isinstance(e, LastWords | Thought | Fallback | GameOver):
+        if game_won and not isinstance(e, ev.LastWords | ev.Thought | ev.Fallback | ev.GameOver):
             bad(f"{where}: the game went on after it was won")
         actor = e.actor()
         if isinstance(e, ACTING) and actor is not None and actor not in living and actor != last_eliminated:
             bad(f"{where}: dead player {actor} acted")
-        if isinstance(e, DayStarted):
+        if isinstance(e, ev.DayStarted):
             nominees, last_eliminated = [], None
             if e.living != living:
                 bad(f"{where}: living list {e.living} != {living}")
             speakers = list(e.speaking_order)
             if sorted(speakers) != sorted(living):
                 bad(f"{where}: speaking order does not cover the living")
-        elif isinstance(e, Speech):
+        elif isinstance(e, ev.Speech):
             if not speakers or speakers[0] != e.speaker:
                 bad(f"{where}: {e.speaker} spoke out of order")
             speakers = speakers[1:]
@@ -85,7 +66,7 @@ def audit(events: list[EventBase]) -> list[str]:
                     bad(f"{where}: illegal nomination {e.nomination}")
                 elif e.nomination not in nominees:
                     nominees.append(e.nomination)
-        elif isinstance(e, VoteRound):
+        elif isinstance(e, ev.VoteRound):
             candidates = e.nominees
             if not e.revote and candidates != nominees:
                 bad(f"{where}: nominees {candidates} != {nominees}")
@@ -102,34 +83,34 @@ def audit(events: list[EventBase]) -> list[str]:
                     bad(f"{where}: {e.eliminated} eliminated without a strict majority of the top")
             if e.outcome == "tie":
                 nominees = list(e.tied)
-        elif isinstance(e, Elimination):
+        elif isinstance(e, ev.Elimination):
             if e.player not in living:
                 bad(f"{where}: eliminated a dead player")
             else:
                 living.remove(e.player)
             last_eliminated = e.player
             game_won = _won(living, mafia)
-        elif isinstance(e, LastWords):
+        elif isinstance(e, ev.LastWords):
             if e.speaker != last_eliminated:
                 bad(f"{where}: last words by {e.speaker}, not the eliminated player")
-        elif isinstance(e, MafiaDiscussion):
+        elif isinstance(e, ev.MafiaDiscussion):
             if e.speaker not in mafia:
                 bad(f"{where}: non-Mafia {e.speaker} in Mafia talk")
             if e.target != SKIP and (e.target not in living or e.target in mafia):
                 bad(f"{where}: illegal kill target {e.target}")
-        elif isinstance(e, MafiaVote):
+        elif isinstance(e, ev.MafiaVote):
             decided = None if e.final_target == SKIP else e.final_target
             if decided is not None and (decided not in living or decided in mafia):
                 bad(f"{where}: illegal final target {decided}")
-        elif isinstance(e, DoctorProtection):
+        elif isinstance(e, ev.DoctorProtection):
             if roles[e.protector] is not Role.DOCTOR or e.protected not in living:
                 bad(f"{where}: illegal protection")
-        elif isinstance(e, Investigation):
+        elif isinstance(e, ev.Investigation):
             if roles[e.detective] is not Role.DETECTIVE or e.target not in living or e.target == e.detective:
                 bad(f"{where}: illegal investigation")
             if (e.result == "Mafia") != (e.target in mafia):
                 bad(f"{where}: wrong investigation result")
-        elif isinstance(e, NightResolution):
+        elif isinstance(e, ev.NightResolution):
             expected = None if decided is None or decided == e.protected else decided
             if e.actual_kill != expected:
                 bad(f"{where}: kill {e.actual_kill} != expected {expected}")
@@ -137,7 +118,7 @@ def audit(events: list[EventBase]) -> list[str]:
                 living.remove(e.actual_kill)
                 game_won = _won(living, mafia)
             decided = None
-        elif isinstance(e, GameOver):
+        elif isinstance(e, ev.GameOver):
             alive_mafia = len([p for p in living if p in mafia])
             truth = (
                 "town"

@@ -8,6 +8,7 @@ token counts. The test compares byte for byte; after an intended change, regener
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,14 @@ def test_same_log_renders_byte_identical_prompts_twice() -> None:
         assert prompt.system == first[key].system
         assert prompt.user == first[key].user
         assert prompt.token_counts() == first[key].token_counts()
+
+
+def test_parallel_builds_match_sequential_ones() -> None:
+    """Player turns are built in parallel threads by the graph: the shared caches must not matter."""
+    clear_caches()
+    keys = sorted(CASES, key=str) * 3
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda k: build_context(*CASES[k][:3], game_over=CASES[k][3]), keys))
+    for key, prompt in zip(keys, results, strict=True):
+        sequential = build_context(*CASES[key][:3], game_over=CASES[key][3])
+        assert (prompt.system, prompt.user) == (sequential.system, sequential.user)

@@ -10,24 +10,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.table import Table
 
-from mafia.events import (
-    DayStarted,
-    DefenseSpeech,
-    DoctorProtection,
-    Elimination,
-    EventBase,
-    Fallback,
-    GameOver,
-    GameStarted,
-    Investigation,
-    LastWords,
-    MafiaDiscussion,
-    MafiaVote,
-    NightResolution,
-    NightZeroStrategy,
-    Speech,
-    VoteRound,
-)
+from mafia import events as ev
 
 OUTCOME_TEXT = {
     "no_elimination": "No elimination.",
@@ -44,64 +27,64 @@ class GameView:
         self.reveal = reveal
         self.quiet = quiet
 
-    def __call__(self, event: EventBase) -> None:
-        if self.quiet and not isinstance(event, GameStarted | GameOver):
+    def __call__(self, event: ev.EventBase) -> None:
+        if self.quiet and not isinstance(event, ev.GameStarted | ev.GameOver):
             return
         if event.AUDIENCE is not None and not self.reveal:
             return
         self.show(event)
 
-    def show(self, event: EventBase) -> None:
+    def show(self, event: ev.EventBase) -> None:
         """Render one event."""
         out = self.console.print
         match event:
-            case GameStarted():
+            case ev.GameStarted():
                 out(Rule(f"[bold]Mafia[/] — {event.game_id}"))
                 out(
                     f"{len(event.players)} players: {event.mafia} Mafia, {event.detective} Detective, "
                     f"{event.doctor} Doctor, {event.town} Town. Round cap {event.round_cap}."
                 )
-            case NightZeroStrategy():
+            case ev.NightZeroStrategy():
                 out(f"[dim red]  (night 0) {event.speaker} plans: {event.strategy}[/]")
-            case DayStarted():
+            case ev.DayStarted():
                 out(Rule(f"Day {event.round}"))
                 if event.round > 1:
                     death = event.night_death
                     out(f"[red]{death} was killed in the night.[/]" if death else "Nobody died in the night.")
                 out(f"[dim]Speaking order: {', '.join(event.speaking_order)}[/]")
-            case Speech():
+            case ev.Speech():
                 nomination = f" [yellow]→ nominates {event.nomination}[/]" if event.nomination else ""
                 out(f"[bold]{event.speaker}[/]: {event.text}{nomination}")
-            case DefenseSpeech():
+            case ev.DefenseSpeech():
                 out(f"[bold]{event.speaker}[/] [italic](defense)[/]: {event.text}")
-            case VoteRound():
+            case ev.VoteRound():
                 self._votes(event)
-            case Elimination():
+            case ev.Elimination():
                 out(f"[bold red]{event.player} is eliminated by the town.[/]")
-            case LastWords():
+            case ev.LastWords():
                 out(f"[bold]{event.speaker}[/] [italic](last words)[/]: {event.text}")
-            case MafiaDiscussion():
+            case ev.MafiaDiscussion():
                 label = "direct" if event.coordination_round == 0 else f"round {event.coordination_round}"
                 out(f"[dim red]  (mafia {label}) {event.speaker} → {event.target}: {event.message}[/]")
-            case MafiaVote():
+            case ev.MafiaVote():
                 out(f"[dim red]  (mafia) target {event.final_target}, decided by {event.decided_by}[/]")
-            case DoctorProtection():
+            case ev.DoctorProtection():
                 out(f"[dim green]  (doctor) {event.protector} protects {event.protected}[/]")
-            case Investigation():
+            case ev.Investigation():
                 out(f"[dim cyan]  (detective) {event.detective} checks {event.target}: {event.result}[/]")
-            case NightResolution():
+            case ev.NightResolution():
                 out(Rule(f"Night {event.round}", style="dim"))
-            case Fallback():
+            case ev.Fallback():
                 out(
                     f"[dim magenta]  (fallback) {event.player} {event.action}: {event.error}"
                     f" → {event.applied}[/]"
                 )
-            case GameOver():
+            case ev.GameOver():
                 self._game_over(event)
             case _:
                 pass
 
-    def _votes(self, event: VoteRound) -> None:
+    def _votes(self, event: ev.VoteRound) -> None:
         title = "Revote" if event.revote else "Vote"
         if event.outcome == "no_vote":
             self.console.print(OUTCOME_TEXT["no_vote"])
@@ -118,7 +101,7 @@ class GameView:
             return
         self.console.print(OUTCOME_TEXT.get(event.outcome, event.outcome))
 
-    def _game_over(self, event: GameOver) -> None:
+    def _game_over(self, event: ev.GameOver) -> None:
         self.console.print(Rule("Game over"))
         self.console.print(f"[bold]Winner: {event.winner}[/] — {event.reason}.")
         table = Table(show_header=True, header_style="bold")

@@ -132,7 +132,7 @@ def build_context(
 ) -> RenderedPrompt:
     """Render ``player``'s prompt for ``action`` from the full log, seen through their view."""
     record = read_view(player_view(events, player), player)
-    s = Situation(record=record, action=action, policy=policy, game_over=game_over)
+    s = Situation(record=record, action=action, game_over=game_over)
     memory = memory_from_record(record, policy.recent_reasonings, policy.summary_plans)
 
     stable = _counted(

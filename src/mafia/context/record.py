@@ -126,10 +126,6 @@ class GameRecord:
             record = self.rounds[number] = RoundRecord(number)
         return record
 
-    def last_thought_index(self) -> int:
-        """Index in the view of the player's latest thought (their last turn), or -1."""
-        return self.thoughts[-1][0] if self.thoughts else -1
-
     def _died(self, player: str | None, kind: str, number: int) -> None:
         if player is not None and player not in self.dead:
             self.deaths.append(Death(player=player, kind=kind, round=number))

@@ -7,12 +7,11 @@ anything but the view.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from mafia.actions import ActionKind
 from mafia.context.memory import NIGHT_ACTIONS
-from mafia.context.policy import ContextPolicy
 from mafia.context.record import GameRecord, RoundRecord
 from mafia.events import MafiaDiscussion, NightZeroStrategy, Speech, VoteRound
 from mafia.rules import (
@@ -35,7 +34,6 @@ class Situation:
 
     record: GameRecord
     action: ActionKind
-    policy: ContextPolicy = field(default_factory=ContextPolicy)
     game_over: bool = False
 
     # ---- who and when ----------------------------------------------------------------------

@@ -12,6 +12,7 @@ holds them, so their identities cannot be reused while cached).
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -111,6 +112,7 @@ class WindowedTranscript:
 
 # (seats, ids of the round's events) -> (the events, kept alive; the closed round's entry)
 _closed: OrderedDict[tuple[object, ...], tuple[tuple[EventBase, ...], RoundEntry]] = OrderedDict()
+_lock = threading.Lock()
 
 
 def _round_events(rnd: RoundRecord) -> tuple[EventBase, ...]:
@@ -127,7 +129,8 @@ def _round_events(rnd: RoundRecord) -> tuple[EventBase, ...]:
 
 def clear_cache() -> None:
     """Forget every cached closed round (tests and benchmarks of cold builds)."""
-    _closed.clear()
+    with _lock:
+        _closed.clear()
 
 
 class TranscriptManager:
@@ -265,16 +268,19 @@ class TranscriptManager:
                 continue
             events = _round_events(rnd)
             key = (manager.seats, *map(id, events))
-            hit = _closed.get(key)
+            with _lock:  # player turns run in parallel threads
+                hit = _closed.get(key)
+                if hit is not None:
+                    _closed.move_to_end(key)
             if hit is not None:
-                _closed.move_to_end(key)
                 manager._entries.append(hit[1])
                 continue
             manager._replay(rnd)
             manager.finalize_round()
-            _closed[key] = (events, manager._entries[-1])
-            if len(_closed) > _CACHE_SIZE:
-                _closed.popitem(last=False)
+            with _lock:
+                _closed[key] = (events, manager._entries[-1])
+                if len(_closed) > _CACHE_SIZE:
+                    _closed.popitem(last=False)
         return manager
 
     @classmethod
