@@ -88,6 +88,22 @@ def _order(record: JSON) -> int:
     return int(record.get("seat", 0))
 
 
+_compiled: dict[int, tuple[BaseCheckpointSaver[Any] | None, Any]] = {}
+
+
+def graph_for(checkpointer: BaseCheckpointSaver[Any] | None) -> Any:
+    """The game graph compiled with ``checkpointer``, compiled once per checkpointer and reused
+    (compiling costs tens of milliseconds, a lot for short games run by the thousand)."""
+    key = id(checkpointer)
+    cached = _compiled.get(key)
+    if cached is None or cached[0] is not checkpointer:
+        cached = (checkpointer, build_graph().compile(checkpointer=checkpointer, name="mafia"))
+        if len(_compiled) >= 8:  # keep a few savers alive, not every one a long process used
+            _compiled.clear()
+        _compiled[key] = cached
+    return cached[1]
+
+
 @contextmanager
 def sqlite_checkpointer(path: Path) -> Iterator[SqliteSaver]:
     """A SQLite checkpointer on ``path`` (created if missing), closed afterwards.
@@ -135,7 +151,7 @@ def run_game(
         policy=policy or ContextPolicy(),
     )
     log = RunLog(Path(out_dir) / game_id if out_dir is not None else None, on_event, on_prompt)
-    graph = build_graph().compile(checkpointer=checkpointer, name="mafia")
+    graph = graph_for(checkpointer)
     cfg: RunnableConfig = {
         **(run_config or {}),
         "recursion_limit": RECURSION_LIMIT,
