@@ -19,6 +19,17 @@ OUTCOME_TEXT = {
 }
 
 
+NIGHT_ACTIONS = {"mafia_round1", "mafia_round2", "night_kill", "protect", "investigate"}
+
+
+def is_night(event: ev.EventBase) -> bool:
+    """Whether an event belongs to a night after night zero (its header is shown once)."""
+    if isinstance(event, ev.Thought | ev.Fallback):
+        return event.action in NIGHT_ACTIONS
+    night = ev.MafiaDiscussion | ev.MafiaVote | ev.DoctorProtection | ev.Investigation | ev.NightResolution
+    return isinstance(event, night) and event.round > 0
+
+
 class GameView:
     """Prints events to a console; ``quiet`` shows only the start and the result."""
 
@@ -26,10 +37,14 @@ class GameView:
         self.console = console
         self.reveal = reveal
         self.quiet = quiet
+        self.night_shown = 0
 
     def __call__(self, event: ev.EventBase) -> None:
         if self.quiet and not isinstance(event, ev.GameStarted | ev.GameOver):
             return
+        if is_night(event) and event.round != self.night_shown:
+            self.night_shown = event.round
+            self.console.print(Rule(f"Night {event.round}", style="dim"))
         if event.AUDIENCE is not None and not self.reveal:
             return
         self.show(event)
@@ -72,8 +87,11 @@ class GameView:
                 out(f"[dim green]  (doctor) {event.protector} protects {event.protected}[/]")
             case ev.Investigation():
                 out(f"[dim cyan]  (detective) {event.detective} checks {event.target}: {event.result}[/]")
-            case ev.NightResolution():
-                out(Rule(f"Night {event.round}", style="dim"))
+            case ev.NightResolution() if self.reveal:
+                out(
+                    f"[dim]  (night) target {event.intended_kill or 'none'}, protected "
+                    f"{event.protected or 'none'}: {event.actual_kill or 'no one'} dies[/]"
+                )
             case ev.Fallback():
                 out(
                     f"[dim magenta]  (fallback) {event.player} {event.action}: {event.error}"
