@@ -47,6 +47,15 @@ def _parse_then_validate(spec: dict[str, int], players: int) -> Callable[[], obj
             id="mafia-above-others",
         ),
         pytest.param(
+            _parse_then_validate({"doctor": 2}, 9), "roles.doctor", ["0 or 1", "2"], id="two-doctors"
+        ),
+        pytest.param(
+            _parse_then_validate({"detective": 3}, 12),
+            "roles.detective",
+            ["0 or 1", "3"],
+            id="three-detectives",
+        ),
+        pytest.param(
             _validate(GameConfig(players=5, roles=RoleCounts(0, 1, 1, 3))),
             "roles.mafia",
             ["at least 1"],

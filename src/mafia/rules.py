@@ -148,6 +148,11 @@ def validate_config(config: GameConfig) -> None:
         )
     if counts.mafia < 1:
         raise ConfigError("roles.mafia", "at least 1 Mafia is required")
+    for name in ("detective", "doctor"):
+        # One of each at most: night results are private to their one holder (a second Doctor
+        # would learn the first's protection from the night's outcome record).
+        if getattr(counts, name) > 1:
+            raise ConfigError(f"roles.{name}", f"must be 0 or 1, got {getattr(counts, name)}")
     others = counts.total - counts.mafia
     if counts.mafia >= others:
         raise ConfigError(
