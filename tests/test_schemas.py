@@ -117,3 +117,29 @@ def test_context_shapes_have_no_dict_fields(cls: type[BaseModel]) -> None:
     for node in objects(cls.model_json_schema()):
         assert node.get("additionalProperties") is False, node.get("title")
         assert "properties" in node, node.get("title")
+
+
+def test_player_response_keeps_the_action_fields() -> None:
+    from mafia.actions import ActionKind, VoteAction
+    from mafia.schemas import PlayerMemory, PlayerResponse
+
+    vote = VoteAction(
+        observations="o",
+        suspicions=[],
+        relationships=[],
+        pattern_notes=[],
+        strategy="s",
+        reasoning="r",
+        vote="skip",
+    )
+    response = PlayerResponse(player="P", action=ActionKind.VOTE, output=vote, memory=PlayerMemory())
+    assert response.model_dump()["output"]["vote"] == "skip"
+
+
+def test_night_death_line_reads_a_quiet_night() -> None:
+    from mafia.prompts import anchors
+
+    quiet = anchors.NIGHT_DEATH_LINE.match(anchors.format_night_death(1, None))
+    killed = anchors.NIGHT_DEATH_LINE.match(anchors.format_night_death(2, "Player 3"))
+    assert quiet is not None and quiet["victim"] is None
+    assert killed is not None and killed["victim"] == "Player 3"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
 from mafia.actions import ActionBase, ActionKind, Relationship, Suspicion
 
@@ -156,7 +156,7 @@ class PlayerResponse(_Shape):
 
     player: str
     action: ActionKind
-    output: ActionBase
+    output: SerializeAsAny[ActionBase]
     choice: str | None = None
     fallback: bool = False
     memory: PlayerMemory
