@@ -1,0 +1,49 @@
+"""The exported graph as ``langgraph dev`` loads it: by file path, uncheckpointed, a narrow input."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+from mafia.models.house import HouseModel
+from mafia.runner import RECURSION_LIMIT
+from mafia.runtime import GameContext
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_by_path() -> Any:
+    spec = json.loads((ROOT / "langgraph.json").read_text())["graphs"]["mafia"]
+    path, _, name = spec.partition(":")
+    module_spec = importlib.util.spec_from_file_location("exported_mafia_graph", ROOT / path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def test_export_loads_by_path_without_a_checkpointer() -> None:
+    graph = _load_by_path()
+    assert graph.checkpointer is None
+    schema = graph.get_input_jsonschema()
+    assert list(schema["properties"]) == ["config"]
+    assert set(graph.get_output_jsonschema()["properties"]) == {"game_id", "events", "winner"}
+
+
+def test_export_plays_a_game_with_run_time_context() -> None:
+    graph = _load_by_path()
+    out = graph.invoke(
+        {"config": {"seed": 8, "players": 6}},
+        {"recursion_limit": RECURSION_LIMIT},
+        context=GameContext(model=HouseModel(seed=8)),
+    )
+    assert out["winner"] in ("town", "mafia", "draw")
+    assert out["events"][0]["type"] == "game_started" and out["events"][-1]["type"] == "game_over"
+
+
+def test_phases_appear_in_the_drawing() -> None:
+    mermaid = _load_by_path().get_graph().draw_mermaid()
+    for node in ("setup", "speak", "vote_tally", "mafia_round2", "night_resolution", "game_over"):
+        assert node in mermaid
