@@ -69,20 +69,29 @@ def of_type(events: list[EventBase], kind: type[EventBase]) -> list[Any]:
     return [e for e in events if isinstance(e, kind)]
 
 
-def test_tie_then_defense_then_revote_eliminates() -> None:
-    deal = Deal(seed=11)
+def tie_day(deal: Deal, *, revote_ties: bool) -> Callable[[Ask, int], dict[str, Any] | None]:
+    """Day 1: the first two Town-side players are nominated and tie 3-3 (one skip); the revote
+    either ties again or goes 6-1 against the first."""
     t1, t2 = deal.town_side[:2]
 
     def rule(ask: Ask, n: int) -> dict[str, Any] | None:
         seat = deal.names.index(ask.player)
+        split = {"vote": t1 if seat < 3 else t2 if seat < 6 else "skip"}
         if ask.action == "speak" and n == 0:
             return {"nomination": t1 if ask.player != t1 else t2}
         if ask.action == "vote" and n == 0:
-            return {"vote": t1 if seat < 3 else t2 if seat < 6 else "skip"}
+            return split
         if ask.action == "revote" and n == 0:
-            return {"vote": t1 if ask.player != t1 else t2}
+            return split if revote_ties else {"vote": t1 if ask.player != t1 else t2}
         return None
 
+    return rule
+
+
+def test_tie_then_defense_then_revote_eliminates() -> None:
+    deal = Deal(seed=11)
+    t1, t2 = deal.town_side[:2]
+    rule = tie_day(deal, revote_ties=False)
     events, _ = play(rule, seed=11, round_cap=1)
     first, revote = of_type(events, VoteRound)
     assert first.outcome == "tie" and set(first.tied) == {t1, t2}
@@ -107,16 +116,7 @@ def test_tie_then_defense_then_revote_eliminates() -> None:
 
 
 def test_revote_tie_means_no_elimination() -> None:
-    deal = Deal(seed=11)
-    t1, t2 = deal.town_side[:2]
-
-    def rule(ask: Ask, n: int) -> dict[str, Any] | None:
-        seat = deal.names.index(ask.player)
-        if ask.action == "speak" and n == 0:
-            return {"nomination": t1 if ask.player != t1 else t2}
-        if ask.action in ("vote", "revote") and n == 0:
-            return {"vote": t1 if seat < 3 else t2 if seat < 6 else "skip"}
-        return None
+    rule = tie_day(Deal(seed=11), revote_ties=True)
 
     events, _ = play(rule, seed=11, round_cap=1)
     first, revote = of_type(events, VoteRound)

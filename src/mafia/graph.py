@@ -58,6 +58,25 @@ TURN_NODES = (
 )
 
 
+# Phase nodes: bookkeeping steps named after their functions.
+PHASE_NODES = (
+    setup,
+    night_zero_done,
+    day_start,
+    speech_done,
+    vote_tally,
+    defense_done,
+    revote_tally,
+    last_words_done,
+    night_start,
+    mafia_round1_done,
+    mafia_round2_done,
+    night_resolution,
+    check_win,
+    game_over,
+)
+
+
 def route_night_zero(state: GameState) -> Send | Literal["day_start"]:
     """Mafia plan one at a time in seat order, each seeing the earlier plans; then the first day."""
     if state["queue"]:
@@ -142,22 +161,10 @@ def build_graph() -> StateGraph[GameState, GameContext, InputState, OutputState]
     builder = StateGraph(
         GameState, context_schema=GameContext, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node("setup", setup)
+    for phase in PHASE_NODES:
+        builder.add_node(phase.__name__, phase)
     for name in TURN_NODES:
         builder.add_node(name, player_turn, input_schema=TurnRequest)
-    builder.add_node("night_zero_done", night_zero_done)
-    builder.add_node("day_start", day_start)
-    builder.add_node("speech_done", speech_done)
-    builder.add_node("vote_tally", vote_tally)
-    builder.add_node("defense_done", defense_done)
-    builder.add_node("revote_tally", revote_tally)
-    builder.add_node("last_words_done", last_words_done)
-    builder.add_node("night_start", night_start)
-    builder.add_node("mafia_round1_done", mafia_round1_done)
-    builder.add_node("mafia_round2_done", mafia_round2_done)
-    builder.add_node("night_resolution", night_resolution)
-    builder.add_node("check_win", check_win)
-    builder.add_node("game_over", game_over)
 
     builder.add_edge(START, "setup")
     builder.add_conditional_edges("setup", route_night_zero, ["night_zero", "day_start"])
