@@ -23,7 +23,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
-	LANGSMITH_TRACING=false $(BIN)/pytest -q -n auto
+	LANGSMITH_TRACING=false $(BIN)/pytest -q -n auto --dist worksteal
 
 test: lint typecheck pytest
 
