@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -11,37 +9,33 @@ from langgraph.types import Send
 
 from mafia.actions import ActionKind
 from mafia.events import EventBase, dump_event, parse_event
+from mafia.prefix_cache import PrefixCache
 from mafia.rules import Role, Seat, Table
 from mafia.state import JSON, GameState, TurnRequest
 
-_CACHE_GAMES = 32
-_cache: OrderedDict[str, tuple[list[JSON], list[EventBase]]] = OrderedDict()
-_lock = threading.Lock()
+
+def _parse_more(parsed: list[EventBase] | None, raw: Sequence[JSON]) -> list[EventBase]:
+    return [*(parsed or []), *(parse_event(e) for e in raw)]
+
+
+_parsed: PrefixCache[JSON, list[EventBase]] = PrefixCache(32, _parse_more)
 
 
 def parsed_log(game_id: str, raw: Sequence[JSON]) -> list[EventBase]:
-    """The log as typed events, parsing only what is new since the last call for this game.
+    """The log as typed events, parsing only what is new since the last call for this game."""
+    return _parsed.get(game_id, raw)
 
-    The log is append-only, so a cached prefix whose last dict is the same object can be reused;
-    anything else (a reloaded checkpoint, a fork) is parsed afresh.
-    """
-    with _lock:
-        cached = _cache.get(game_id)
-    if cached is not None:
-        old_raw, old_events = cached
-        n = len(old_raw)
-        if n <= len(raw) and (n == 0 or raw[n - 1] is old_raw[n - 1]):
-            events = old_events + [parse_event(e) for e in raw[n:]]
-        else:
-            events = [parse_event(e) for e in raw]
-    else:
-        events = [parse_event(e) for e in raw]
-    with _lock:
-        _cache[game_id] = (list(raw), events)
-        _cache.move_to_end(game_id)
-        while len(_cache) > _CACHE_GAMES:
-            _cache.popitem(last=False)
-    return events
+
+def since_daybreak(state: GameState, kind: str) -> list[JSON]:
+    """Events of ``kind`` logged since the latest day began (the night so far, once it has
+    begun), newest first: a short backwards walk instead of a pass over the whole log."""
+    found: list[JSON] = []
+    for event in reversed(state["events"]):
+        if event["type"] == "day_started":
+            break
+        if event["type"] == kind:
+            found.append(event)
+    return found
 
 
 def dump(events: Iterable[EventBase]) -> list[JSON]:

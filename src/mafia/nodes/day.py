@@ -20,7 +20,7 @@ from mafia.events import (
     Speech,
     VoteRound,
 )
-from mafia.nodes.common import consumed, dump, table, take_turns
+from mafia.nodes.common import consumed, dump, since_daybreak, table, take_turns
 from mafia.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
 from mafia.state import JSON, GameState
 
@@ -42,13 +42,9 @@ def night_zero_done(state: GameState) -> dict[str, Any]:
 
 def last_night_death(state: GameState) -> str | None:
     """Who died in the night that just ended (read from the log's latest night resolution)."""
-    for event in reversed(state["events"]):
-        if event["type"] == "night_resolution":
-            death: str | None = event["actual_kill"]
-            return death
-        if event["type"] == "day_started":
-            return None
-    return None
+    resolutions = since_daybreak(state, "night_resolution")
+    death: str | None = resolutions[0]["actual_kill"] if resolutions else None
+    return death
 
 
 def day_start(state: GameState) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from mafia.events import (
     NightResolution,
     RoleReveal,
 )
-from mafia.nodes.common import consumed, dump, seats_of, table, take_turns
+from mafia.nodes.common import consumed, dump, seats_of, since_daybreak, table, take_turns
 from mafia.rules import SKIP, KillDecision, Role, agreed_target, resolve_night, resolve_round2
 from mafia.state import JSON, GameState
 
@@ -53,11 +53,8 @@ def _kill_vote(state: GameState, votes: dict[str, str], decision: KillDecision, 
 def round1_proposals(state: GameState) -> dict[str, str]:
     """Tonight's Round 1 proposals so far, by Mafia member (read from the log)."""
     proposals: dict[str, str] = {}
-    for event in reversed(state["events"]):
-        if event["type"] == "day_started":
-            break
-        is_round1 = event["type"] == "mafia_discussion" and event["coordination_round"] == 1
-        if is_round1 and event["round"] == state["round"]:
+    for event in since_daybreak(state, "mafia_discussion"):
+        if event["coordination_round"] == 1 and event["round"] == state["round"]:
             proposals.setdefault(event["speaker"], event["target"])
     return proposals
 
@@ -98,12 +95,10 @@ def mafia_round2_done(state: GameState) -> dict[str, Any]:
 
 
 def _kill_target(state: GameState) -> str | None:
-    for event in reversed(state["events"]):
-        if event["type"] == "mafia_vote" and event["round"] == state["round"]:
+    for event in since_daybreak(state, "mafia_vote"):
+        if event["round"] == state["round"]:
             target: str = event["final_target"]
             return None if target == SKIP else target
-        if event["type"] == "day_started":
-            break
     return None
 
 
