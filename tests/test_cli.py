@@ -55,13 +55,15 @@ def test_seat_models_and_roles(tmp_path: Path) -> None:
         (["--roles", "mafia"], "--roles"),
         (["--seat-model", "3"], "--seat-model"),
         (["--model", "nonsense"], "model 'nonsense'"),
+        (["--model", "openai:gpt-4o-mini"], "OPENAI_API_KEY"),
         (["--names", "Ann,Ann,Bo,Cy,Di,Ed,Flo"], "names: names must be unique"),
         (["--round-cap", "0"], "round_cap"),
     ],
 )
 def test_bad_settings_exit_with_a_message_not_a_traceback(
-    tmp_path: Path, args: list[str], needle: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], needle: str
 ) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     result = runner.invoke(app, ["play", *args, "--out", str(tmp_path)])
     assert result.exit_code == 2, result.output
     assert needle in result.output

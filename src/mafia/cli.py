@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from mafia.display import GameView
-from mafia.models.factory import ModelSpecError, build_model
+from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.nodes.setup import config_from_input, game_id_for
 from mafia.rules import ROLE_FIELDS, ConfigError
 from mafia.runner import run_game, sqlite_checkpointer
@@ -88,7 +88,7 @@ def play(
     try:
         game_config = config_from_input(setup)
         for spec in {model, *seats.values()}:
-            build_model(spec)
+            resolve_model(spec)  # built once here, reused by the game
     except ConfigError as exc:
         raise _fail(console, f"invalid game setting {exc}") from None
     except ModelSpecError as exc:

@@ -54,8 +54,14 @@ def build_model(spec: str) -> BaseChatModel:
         raise ModelSpecError(f"model {spec!r}: {SPEC_HELP}")
     if provider == "openai":
         from langchain_openai import ChatOpenAI
+        from openai import OpenAIError
 
-        return ChatOpenAI(model=model)
+        try:
+            return ChatOpenAI(model=model)
+        except OpenAIError as exc:  # no key: say which settings it needs, not a traceback
+            raise ModelSpecError(
+                f"model {spec!r}: {exc} (set OPENAI_API_KEY, and OPENAI_BASE_URL for another server)"
+            ) from exc
     try:
         from langchain.chat_models import init_chat_model  # type: ignore[import-not-found]
     except ImportError as exc:
