@@ -15,22 +15,22 @@ from mafia.actions import ActionKind
 from mafia.nodes.common import request, table
 from mafia.nodes.day import (
     day_start,
-    defense_done,
-    last_words_done,
-    night_zero_done,
+    record_defense,
+    record_last_words,
+    record_night_zero,
+    record_speech,
     revote_tally,
-    speech_done,
     vote_tally,
 )
 from mafia.nodes.night import (
     check_win,
     game_over,
-    mafia_round1_done,
     mafia_round2_done,
     night_resolution,
     night_start,
+    record_round1,
 )
-from mafia.nodes.player import player_turn
+from mafia.nodes.player import ApplyTurn, applying, player_turn
 from mafia.nodes.setup import setup
 from mafia.rules import (
     Role,
@@ -43,33 +43,26 @@ from mafia.rules import (
 from mafia.runtime import GameContext
 from mafia.state import GameState, InputState, OutputState, TurnRequest
 
-# Turn nodes: each is the player subgraph's entry, named for the phase it serves.
-TURN_NODES = (
-    "night_zero",
-    "speak",
-    "vote",
-    "defense",
-    "revote",
-    "last_words",
-    "mafia_round1",
-    "mafia_round2",
-    "doctor",
-    "detective",
-)
+# Turn nodes: each is the player subgraph's entry, named for the phase it serves. A sequential
+# turn applies itself (one step per speech); simultaneous turns wait in ``turns`` for their tally.
+SEQUENTIAL_TURNS: dict[str, ApplyTurn] = {
+    "night_zero": record_night_zero,
+    "speak": record_speech,
+    "defense": record_defense,
+    "last_words": record_last_words,
+    "mafia_round1": record_round1,
+}
+SIMULTANEOUS_TURNS = ("vote", "revote", "mafia_round2", "doctor", "detective")
+TURN_NODES = (*SEQUENTIAL_TURNS, *SIMULTANEOUS_TURNS)
 
 
 # Phase nodes: bookkeeping steps named after their functions.
 PHASE_NODES = (
     setup,
-    night_zero_done,
     day_start,
-    speech_done,
     vote_tally,
-    defense_done,
     revote_tally,
-    last_words_done,
     night_start,
-    mafia_round1_done,
     mafia_round2_done,
     night_resolution,
     check_win,
@@ -163,33 +156,29 @@ def build_graph() -> StateGraph[GameState, GameContext, InputState, OutputState]
     )
     for phase in PHASE_NODES:
         builder.add_node(phase.__name__, phase)
-    for name in TURN_NODES:
+    for name, apply in SEQUENTIAL_TURNS.items():
+        builder.add_node(name, applying(apply), input_schema=TurnRequest)
+    for name in SIMULTANEOUS_TURNS:
         builder.add_node(name, player_turn, input_schema=TurnRequest)
 
     builder.add_edge(START, "setup")
     builder.add_conditional_edges("setup", route_night_zero, ["night_zero", "day_start"])
-    builder.add_edge("night_zero", "night_zero_done")
-    builder.add_conditional_edges("night_zero_done", route_night_zero, ["night_zero", "day_start"])
+    builder.add_conditional_edges("night_zero", route_night_zero, ["night_zero", "day_start"])
 
     speeches: list[str] = ["speak", "vote", "vote_tally", "game_over"]
     builder.add_conditional_edges("day_start", route_speeches, speeches)
-    builder.add_edge("speak", "speech_done")
-    builder.add_conditional_edges("speech_done", route_speeches, speeches)
+    builder.add_conditional_edges("speak", route_speeches, speeches)
     builder.add_edge("vote", "vote_tally")
     after_vote: list[str] = ["last_words", "defense", "night_start"]
     builder.add_conditional_edges("vote_tally", route_after_vote, after_vote)
-    builder.add_edge("defense", "defense_done")
-    builder.add_conditional_edges("defense_done", route_defense, ["defense", "revote"])
+    builder.add_conditional_edges("defense", route_defense, ["defense", "revote"])
     builder.add_edge("revote", "revote_tally")
     builder.add_conditional_edges("revote_tally", route_after_vote, after_vote)
-    builder.add_edge("last_words", "last_words_done")
-    builder.add_edge("last_words_done", "check_win")
+    builder.add_edge("last_words", "check_win")
 
     builder.add_conditional_edges("night_start", route_night_start, ["mafia_round1", "doctor", "detective"])
-    builder.add_edge("mafia_round1", "mafia_round1_done")
-    builder.add_conditional_edges(
-        "mafia_round1_done", route_mafia, ["mafia_round1", "mafia_round2", "night_resolution"]
-    )
+    night: list[str] = ["mafia_round1", "mafia_round2", "night_resolution"]
+    builder.add_conditional_edges("mafia_round1", route_mafia, night)
     builder.add_edge("mafia_round2", "mafia_round2_done")
     builder.add_edge("mafia_round2_done", "night_resolution")
     # The Doctor's and Detective's turns wait in ``turns`` until night_resolution applies them;

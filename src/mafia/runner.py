@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,6 +49,7 @@ class RunLog:
         self.on_prompt = on_prompt
         self.written = 0
         self.pending: list[JSON] = []
+        self.lock = threading.Lock()
         self._events = None
         self._prompts = None
         if folder is not None:
@@ -56,16 +58,19 @@ class RunLog:
             self._prompts = (folder / "prompts.jsonl").open("w", encoding="utf-8")
 
     def prompt(self, record: JSON) -> None:
-        self.pending.append(record)
+        """A turn finished (simultaneous turns call this from their own threads)."""
+        with self.lock:
+            self.pending.append(record)
 
     def step(self, events: list[JSON]) -> None:
         """A step ended: write the prompts it produced, then the events it added."""
-        self.pending.sort(key=lambda r: (r["round"], r["action"], _order(r)))
-        for record in self.pending:
+        with self.lock:
+            pending, self.pending = self.pending, []
+        pending.sort(key=lambda r: (r["round"], r["action"], _order(r)))
+        for record in pending:
             self._write(self._prompts, record)
             if self.on_prompt is not None:
                 self.on_prompt(record)
-        self.pending.clear()
         for raw in events[self.written :]:
             self._write(self._events, raw)
             if self.on_event is not None:
@@ -144,13 +149,16 @@ def run_game(
     setup = dict(config or {})
     game_config = config_from_input(setup)
     game_id = game_id_for(setup, game_config)
+    log = RunLog(Path(out_dir) / game_id if out_dir is not None else None, on_event, on_prompt)
+    # Prompt records come through the context, not a "custom" stream: streaming "custom" makes
+    # LangGraph run every task, even a lone sequential turn, on a worker thread.
     context = GameContext(
         model=model,
         seat_models=dict(seat_models or {}),
         max_retries=max_retries,
         policy=policy or ContextPolicy(),
+        on_prompt=log.prompt,
     )
-    log = RunLog(Path(out_dir) / game_id if out_dir is not None else None, on_event, on_prompt)
     graph = graph_for(checkpointer)
     cfg: RunnableConfig = {
         **(run_config or {}),
@@ -164,12 +172,9 @@ def run_game(
     final: dict[str, Any] = {}
     start: InputState = {"config": cast(ConfigInput, setup)}
     try:
-        for mode, chunk in graph.stream(start, cfg, context=context, stream_mode=["values", "custom"]):
-            if mode == "custom" and isinstance(chunk, dict) and "prompt" in chunk:
-                log.prompt(chunk["prompt"])
-            elif mode == "values":
-                final = cast(dict[str, Any], chunk)
-                log.step(final.get("events", []))
+        for chunk in graph.stream(start, cfg, context=context, stream_mode="values"):
+            final = cast(dict[str, Any], chunk)
+            log.step(final.get("events", []))
     finally:
         log.close()
     return final

@@ -7,8 +7,9 @@ resolved by ``mafia.models.factory``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
@@ -29,6 +30,9 @@ class GameContext:
     """Re-asks after a malformed or illegal answer before the legal fallback is applied."""
     policy: ContextPolicy = field(default_factory=ContextPolicy)
     """How each player's context is built (window, budget, full transcript)."""
+    on_prompt: Callable[[dict[str, Any]], None] | None = None
+    """Receives each finished turn's prompt record (from the turn's thread). ``run_game`` sets it;
+    graph users can stream ``"custom"`` instead, which costs every turn a hand-off to a thread."""
 
     def model_spec(self, player: str, seat: int) -> ModelLike:
         """The model (or model spec) that plays ``player`` at ``seat``."""

@@ -1,7 +1,8 @@
 """Day phase nodes: night zero's strategies, the day's opening, speeches, votes, defenses, last words.
 
-Each node applies the turns its phase collected and sets ``stage`` for the routers in graph.py;
-the rules themselves live in mafia.rules.
+Each phase node sets ``stage`` for the routers in graph.py; the ``record_*`` functions apply one
+sequential turn inside its own turn node (graph.py wires them), the tallies apply the turns a
+simultaneous step collected. The rules themselves live in mafia.rules.
 """
 
 from __future__ import annotations
@@ -25,19 +26,10 @@ from mafia.rules import VoteResult, first_speaker, resolve_revote, resolve_vote,
 from mafia.state import JSON, GameState
 
 
-def night_zero_done(state: GameState) -> dict[str, Any]:
+def record_night_zero(state: GameState, turn: JSON) -> dict[str, Any]:
     """Record a Mafia member's night-zero strategy; the next Mafia sees it."""
-    turns = take_turns(state, ActionKind.NIGHT_ZERO)
-    events: list[JSON] = []
-    for turn in turns:
-        strategy = NightZeroStrategy(round=0, speaker=turn["player"], strategy=turn["text"] or "")
-        events += dump([strategy])
-    done = {t["player"] for t in turns}
-    return {
-        "events": events,
-        "queue": [q for q in state["queue"] if q not in done],
-        "turns": consumed(turns),
-    }
+    strategy = NightZeroStrategy(round=0, speaker=turn["player"], strategy=turn["text"] or "")
+    return {"events": dump([strategy]), "queue": [q for q in state["queue"] if q != turn["player"]]}
 
 
 def last_night_death(state: GameState) -> str | None:
@@ -72,9 +64,8 @@ def day_start(state: GameState) -> dict[str, Any]:
     }
 
 
-def speech_done(state: GameState) -> dict[str, Any]:
+def record_speech(state: GameState, turn: JSON) -> dict[str, Any]:
     """Record a speech and its nomination; the next speaker sees it."""
-    (turn,) = take_turns(state, ActionKind.SPEAK)
     nomination = turn["choice"]
     speech = Speech(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", nomination=nomination
@@ -86,7 +77,6 @@ def speech_done(state: GameState) -> dict[str, Any]:
         "events": dump([speech]),
         "queue": [q for q in state["queue"] if q != turn["player"]],
         "nominees": nominees,
-        "turns": consumed([turn]),
     }
 
 
@@ -136,20 +126,17 @@ def revote_tally(state: GameState) -> dict[str, Any]:
     return _tally(state, ActionKind.REVOTE)
 
 
-def defense_done(state: GameState) -> dict[str, Any]:
+def record_defense(state: GameState, turn: JSON) -> dict[str, Any]:
     """Record a tied player's defense."""
-    (turn,) = take_turns(state, ActionKind.DEFENSE)
     event = DefenseSpeech(round=state["round"], speaker=turn["player"], text=turn["text"] or "")
     return {
         "events": dump([event]),
         "queue": [q for q in state["queue"] if q != turn["player"]],
-        "turns": consumed([turn]),
         "stage": "defense",
     }
 
 
-def last_words_done(state: GameState) -> dict[str, Any]:
+def record_last_words(state: GameState, turn: JSON) -> dict[str, Any]:
     """Record the eliminated player's last words."""
-    (turn,) = take_turns(state, ActionKind.LAST_WORDS)
     event = LastWords(round=state["round"], speaker=turn["player"], text=turn["text"] or "")
-    return {"events": dump([event]), "pending_last_words": None, "turns": consumed([turn])}
+    return {"events": dump([event]), "pending_last_words": None}

@@ -59,18 +59,17 @@ def round1_proposals(state: GameState) -> dict[str, str]:
     return proposals
 
 
-def mafia_round1_done(state: GameState) -> dict[str, Any]:
+def record_round1(state: GameState, turn: JSON) -> dict[str, Any]:
     """Record a Round 1 proposal (or a lone Mafia's direct choice); settle the kill if agreed."""
-    (turn,) = take_turns(state, ActionKind.MAFIA_ROUND1) or take_turns(state, ActionKind.NIGHT_KILL)
     player = turn["player"]
     if turn["action"] == ActionKind.NIGHT_KILL.value:
         decision = KillDecision(target=turn["choice"], decided_by="direct")
         events = [*dump([_discussion(state, turn, 0)])]
         events.append(_kill_vote(state, {player: turn["choice"]}, decision, 0))
-        return {"events": events, "queue": [], "stage": "resolve", "turns": consumed([turn])}
+        return {"events": events, "queue": [], "stage": "resolve"}
     events = [*dump([_discussion(state, turn, 1)])]
     queue = [q for q in state["queue"] if q != player]
-    update: dict[str, Any] = {"queue": queue, "turns": consumed([turn]), "stage": "mafia_round1"}
+    update: dict[str, Any] = {"queue": queue, "stage": "mafia_round1"}
     if not queue:
         proposals = {**round1_proposals(state), player: turn["choice"]}
         agreed = agreed_target(proposals)

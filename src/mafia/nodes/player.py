@@ -8,8 +8,8 @@ so they carry only the small request and the turn reads the log from the game's 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
@@ -25,7 +25,7 @@ from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
 from mafia.rules import SKIP
 from mafia.runtime import GameContext
-from mafia.state import JSON, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
+from mafia.state import JSON, GameState, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
 
 # The field holding each action's choice, and its text field (speech, message or plan).
 CHOICE_FIELD: dict[ActionKind, str | None] = {
@@ -276,10 +276,14 @@ def read_state(config: RunnableConfig, keys: list[str]) -> dict[str, Any]:
     return values
 
 
-def player_turn(state: TurnRequest, config: RunnableConfig) -> dict[str, Any]:
-    """One player's turn: run the player subgraph on the current log; stream the prompt record."""
-    request = state
-    game = read_state(config, ["game_id", "events"])
+def _play(
+    request: TurnRequest, game: dict[str, Any], config: RunnableConfig, runtime: Runtime[GameContext]
+) -> tuple[JSON, list[JSON]]:
+    """Run the player subgraph on the current log; hand on the prompt record.
+
+    Returns the finished turn and the player's own events (the thought, any fallback), which go
+    straight to the log: whatever applies the turn needs only its small choice.
+    """
     events = parsed_log(game["game_id"], game["events"])
     run_config: RunnableConfig = {
         **config,
@@ -295,9 +299,45 @@ def player_turn(state: TurnRequest, config: RunnableConfig) -> dict[str, Any]:
     }
     out = PLAYER_GRAPH.invoke({"events": events, "request": request}, run_config)
     turn = dict(out["turn"])
-    record = turn.pop("prompt_record")
-    own_events = turn.pop("events")
-    get_stream_writer()({"prompt": {"game_id": game["game_id"], **record}})
-    # The thought (and any fallback) go straight to the log, written once; the phase's collector
-    # gets only the small choice it needs.
-    return {"turns": {request["id"]: turn}, "events": own_events}
+    record = {"game_id": game["game_id"], **turn.pop("prompt_record")}
+    own_events: list[JSON] = turn.pop("events")
+    get_stream_writer()({"prompt": record})
+    if runtime.context.on_prompt is not None:
+        runtime.context.on_prompt(record)
+    return turn, own_events
+
+
+def player_turn(state: TurnRequest, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """One player's turn in a simultaneous step: the turn waits in ``turns`` for the step's tally."""
+    config = get_config()
+    turn, own_events = _play(state, read_state(config, ["game_id", "events"]), config, runtime)
+    return {"turns": {state["id"]: turn}, "events": own_events}
+
+
+ApplyTurn = Callable[[GameState, JSON], dict[str, Any]]
+
+
+class TurnNode(Protocol):
+    """A turn node as LangGraph calls it: the request, and the game's run-time context."""
+
+    def __call__(self, state: TurnRequest, *, runtime: Runtime[GameContext]) -> dict[str, Any]: ...
+
+
+GAME_KEYS = list(GameState.__annotations__)
+
+
+def applying(apply: ApplyTurn) -> TurnNode:
+    """A turn node for a sequential step: plays the turn and applies it with ``apply`` at once.
+
+    One graph step per sequential turn instead of a turn step and a collector step.
+    """
+
+    def sequential_turn(state: TurnRequest, *, runtime: Runtime[GameContext]) -> dict[str, Any]:
+        config = get_config()
+        game = read_state(config, GAME_KEYS)
+        turn, own_events = _play(state, game, config, runtime)
+        update = apply(cast(GameState, game), turn)
+        return {**update, "events": [*own_events, *update.get("events", [])]}
+
+    sequential_turn.__doc__ = f"One player's turn, applied by ``{apply.__name__}``."
+    return sequential_turn
