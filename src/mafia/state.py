@@ -85,7 +85,7 @@ class GameState(TypedDict):
     nominees: list[str]
     """Today's nominees in order of first nomination; the tied players during defense/revote."""
     turns: Annotated[dict[str, JSON], merge_turns]
-    """Finished player turns waiting to be applied, by request id; collectors remove them."""
+    """Finished simultaneous turns waiting for their step's tally, by request id; tallies remove them."""
     pending_last_words: str | None
     """The player just voted out, who speaks last words next."""
     winner: str | None
@@ -113,7 +113,7 @@ class PlayerTurnInput(TypedDict):
 
 
 class PlayerTurnOutput(TypedDict):
-    """The player subgraph's output: one finished turn, applied later by the phase's collector."""
+    """The player subgraph's output: one finished turn, applied by its turn node or a tally."""
 
     turn: JSON
 

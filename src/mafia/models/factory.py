@@ -8,6 +8,7 @@ OpenAI-compatible server through ``OPENAI_BASE_URL``), or any ``provider:model``
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from typing import Any
 
 from langchain_core.exceptions import OutputParserException
@@ -24,7 +25,9 @@ class ModelSpecError(ValueError):
 
 _models: dict[str, BaseChatModel] = {}
 # Keyed by model identity; the model is kept in the value so its id cannot be reused meanwhile.
-_structured: dict[tuple[int, type[ActionBase]], tuple[BaseChatModel, StructuredCall]] = {}
+# Least recently used first, and bounded: a long run makes a new model for every game.
+_structured: OrderedDict[tuple[int, type[ActionBase]], tuple[BaseChatModel, StructuredCall]] = OrderedDict()
+STRUCTURED_CACHE_SIZE = 256
 _lock = threading.Lock()
 
 SPEC_HELP = "use 'house', 'house:SEED', 'openai:MODEL' or 'PROVIDER:MODEL' (init_chat_model)"
@@ -131,6 +134,10 @@ def structured(model: BaseChatModel, schema: type[ActionBase]) -> StructuredCall
     """The model bound to ``schema`` for structured answers, built once per model and schema."""
     key = (id(model), schema)
     with _lock:
-        if key not in _structured:
+        if key in _structured:
+            _structured.move_to_end(key)
+        else:
             _structured[key] = (model, StructuredCall(model, schema))
+            if len(_structured) > STRUCTURED_CACHE_SIZE:
+                _structured.popitem(last=False)
         return _structured[key][1]

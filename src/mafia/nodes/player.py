@@ -329,7 +329,7 @@ GAME_KEYS = list(GameState.__annotations__)
 def applying(apply: ApplyTurn) -> TurnNode:
     """A turn node for a sequential step: plays the turn and applies it with ``apply`` at once.
 
-    One graph step per sequential turn instead of a turn step and a collector step.
+    One graph step per sequential turn instead of a turn step and a separate applying step.
     """
 
     def sequential_turn(state: TurnRequest, *, runtime: Runtime[GameContext]) -> dict[str, Any]:
