@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mafia.models.house import HouseModel
 from mafia.runner import RECURSION_LIMIT
 from mafia.runtime import GameContext
@@ -47,3 +49,38 @@ def test_phases_appear_in_the_drawing() -> None:
     mermaid = _load_by_path().get_graph().draw_mermaid()
     for node in ("setup", "speak", "vote_tally", "mafia_round2", "night_resolution", "game_over"):
         assert node in mermaid
+
+
+def test_context_schema_is_json_for_studio() -> None:
+    schema = _load_by_path().get_context_jsonschema()
+    assert set(schema["properties"]) == {"model", "seat_models", "max_retries", "policy"}
+    assert schema["properties"]["model"]["type"] == "string"
+    json.dumps(schema)
+
+
+def test_export_plays_with_default_context_when_none_is_given() -> None:
+    out = _load_by_path().invoke({"config": {"seed": 5, "players": 5}}, {"recursion_limit": RECURSION_LIMIT})
+    assert out["events"][-1]["type"] == "game_over"
+
+
+def test_export_accepts_the_context_as_json() -> None:
+    graph = _load_by_path()
+    context = {"model": "house:4", "max_retries": 1, "policy": {"verbatim_rounds": 1, "token_budget": 3000}}
+    records: list[dict[str, Any]] = []
+    for mode, chunk in graph.stream(
+        {"config": {"seed": 4, "players": 5}},
+        {"recursion_limit": RECURSION_LIMIT},
+        context=context,
+        stream_mode=["custom", "values"],
+    ):
+        if mode == "custom":
+            records.append(chunk["prompt"])
+    assert records and all(r["total_tokens"] <= 3000 for r in records)
+    assert GameContext(**context).policy.verbatim_rounds == 1
+
+
+def test_a_bad_context_names_the_field() -> None:
+    with pytest.raises(ValueError, match="verbatim_rounds"):
+        GameContext(**{"policy": {"verbatim_rounds": 0}})
+    with pytest.raises(ValueError, match="max_retries"):
+        GameContext(max_retries=-1)

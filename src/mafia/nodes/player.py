@@ -24,7 +24,7 @@ from mafia.events import Fallback, RelationshipNote, SuspicionNote, Thought, dum
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
 from mafia.rules import SKIP
-from mafia.runtime import GameContext
+from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, GameState, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
 
 # The field holding each action's choice, and its text field (speech, message or plan).
@@ -105,7 +105,7 @@ def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) ->
         state["events"],
         req["player"],
         ActionKind(req["action"]),
-        runtime.context.policy,
+        game_context(runtime).policy,
         game_over=req["game_over"],
     )
     return {"prompt": prompt, "messages": prompt.messages(), "attempts": [], "error": None}
@@ -115,7 +115,7 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     """Ask the seat's model for the action's structured output; record the raw answer."""
     req = state["request"]
     schema = ACTION_SCHEMAS[ActionKind(req["action"])]
-    model = resolve_model(runtime.context.model_spec(req["player"], req["order"]))
+    model = resolve_model(game_context(runtime).model_spec(req["player"], req["order"]))
     answer: JSON | None = None
     raw: str = ""
     error: str | None = None
@@ -148,7 +148,7 @@ def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     attempts = list(state["attempts"])
     if error is not None:
         attempts[-1] = {**attempts[-1], "error": error}
-        if len(attempts) <= runtime.context.max_retries:
+        if len(attempts) <= game_context(runtime).max_retries:
             retry = HumanMessage(
                 f"Your previous answer was rejected: {error}\n"
                 "Answer again with the same schema, choosing only from the valid targets."
@@ -302,8 +302,9 @@ def _play(
     record = {"game_id": game["game_id"], **turn.pop("prompt_record")}
     own_events: list[JSON] = turn.pop("events")
     get_stream_writer()({"prompt": record})
-    if runtime.context.on_prompt is not None:
-        runtime.context.on_prompt(record)
+    on_prompt = game_context(runtime).on_prompt
+    if on_prompt is not None:
+        on_prompt(record)
     return turn, own_events
 
 

@@ -1,0 +1,104 @@
+"""The graph served by a local ``langgraph dev`` (Studio's server), driven through its API."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from langgraph_sdk import get_sync_client
+
+ROOT = Path(__file__).resolve().parent.parent
+CLI = Path(sys.executable).parent / "langgraph"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``langgraph dev`` on a free local port, started in the project as a user would (its state
+    files go to the ignored ``.langgraph_api/``; without reload, writing them is harmless)."""
+    work = tmp_path_factory.mktemp("langgraph_dev")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGGRAPH_NO_VERSION_CHECK": "true",
+        "LANGSMITH_TRACING": "false",
+    }
+    log = (work / "server.log").open("w")
+    args = [str(CLI), "dev", "--no-browser", "--no-reload", "--port", str(port)]
+    proc = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(
+                    "langgraph dev did not start:\n" + (work / "server.log").read_text()[-3000:]
+                )
+            time.sleep(0.3)
+        yield url
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+def test_studio_sees_the_graph_and_plays_a_game_with_streamed_prompts(server: str) -> None:
+    """One server for both checks (a second one would share the project's state folder)."""
+    client = get_sync_client(url=server)
+    (assistant,) = [a for a in client.assistants.search() if a["graph_id"] == "mafia"]
+    schemas = client.assistants.get_schemas(assistant["assistant_id"])
+    assert list(schemas["input_schema"]["properties"]) == ["config"]
+    assert set(schemas["context_schema"]["properties"]) == {"model", "seat_models", "max_retries", "policy"}
+
+    thread = client.threads.create()
+    prompts: list[dict[str, Any]] = []
+    final: dict[str, Any] = {}
+    for part in client.runs.stream(
+        thread["thread_id"],
+        "mafia",
+        input={"config": {"seed": 3, "players": 6}},
+        context={"model": "house:3", "policy": {"verbatim_rounds": 1}},
+        stream_mode=["custom", "values"],
+    ):
+        assert part.event != "error", part.data
+        if part.event == "custom":
+            prompts.append(part.data["prompt"])
+        elif part.event == "values":
+            final = part.data
+    assert final["winner"] in ("town", "mafia", "draw")
+    events = client.threads.get_state(thread["thread_id"])["values"]["events"]
+    assert events == final["events"] and events[-1]["type"] == "game_over"
+    thoughts = [e for e in events if e["type"] == "thought"]
+    assert len(prompts) == len(thoughts) and all(p["game_id"] == final["game_id"] for p in prompts)
