@@ -1,0 +1,126 @@
+"""Where the CPU time of one sequential turn goes (speeches, defenses, last words, night-zero plans).
+
+Plays the games of ``bench/parallel.py`` with its random-legal test model, without the 50 ms wait,
+and times the parts of every sequential turn on the thread that runs it:
+
+- ``context_ms``: rendering the player's prompt (``build_context``);
+- ``model_call_ms``: the structured model call (LangChain's chat-model wrapper and the test model);
+- ``subgraph_ms``: the whole player subgraph (build context -> decide -> commit), so
+  ``subgraph_ms - context_ms - model_call_ms`` is LangGraph's cost of running the subgraph plus
+  our commit step (``subgraph_overhead_ms``);
+- ``turn_ms``: the turn's share of the game's wall time (the whole game's wall time spread over
+  its model calls, parallel ones included), so ``turn_ms - subgraph_ms`` is about the game
+  graph's own cost per step.
+
+Every sequential turn adds ``turn_ms`` to a game's critical path on top of the model's wait, and
+every simultaneous turn adds roughly its part before the model call, because the GIL runs those
+one at a time: this is the floor ``critical_path_ratio`` rests on.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import benchlib  # noqa: F401  (sets LANGSMITH_TRACING=false before LangChain loads)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import mafia.nodes.player as player_node
+from fakes import RandomLegalModel
+from mafia.runner import run_game
+from parallel import GAMES
+
+SEQUENTIAL = ("speak", "defense", "last_words", "night_zero")
+
+
+class Parts:
+    """Durations of the timed parts, per turn (the turn running on the current thread)."""
+
+    def __init__(self) -> None:
+        self.current = threading.local()
+        self.game = 0
+        self.seconds: dict[tuple[int, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
+
+    def timed(self, part: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                turn = getattr(self.current, "turn", None)
+                if turn is not None:
+                    self.seconds[self.game, turn][part] += time.perf_counter() - start
+
+        return wrapper
+
+
+PARTS = Parts()
+
+
+class TimedSubgraph:
+    """Stands in for the compiled player subgraph, marking which turn the thread is running."""
+
+    def __init__(self, graph: Any) -> None:
+        self.graph = graph
+
+    def invoke(self, payload: dict[str, Any], config: Any) -> Any:
+        PARTS.current.turn = payload["request"]["id"]
+        try:
+            return PARTS.timed("subgraph", self.graph.invoke)(payload, config)
+        finally:
+            PARTS.current.turn = None
+
+
+class TimedCall:
+    def __init__(self, call: Any) -> None:
+        self.call = call
+
+    def invoke(self, messages: Any, config: Any = None) -> Any:
+        return PARTS.timed("model_call", self.call.invoke)(messages, config)
+
+
+def install() -> None:
+    player_node.PLAYER_GRAPH = TimedSubgraph(player_node.PLAYER_GRAPH)
+    player_node.build_context = PARTS.timed("context", player_node.build_context)
+    structured = player_node.structured
+
+    def timed_structured(model: Any, schema: Any) -> Any:
+        return TimedCall(structured(model, schema))
+
+    player_node.structured = timed_structured
+
+
+def main() -> None:
+    install()
+    run_game({"seed": 0}, model=RandomLegalModel(seed=0))  # warm up imports and caches
+    PARTS.seconds.clear()
+    calls = 0
+    wall = 0.0
+    for PARTS.game, (players, seed) in enumerate(GAMES):
+        model = RandomLegalModel(seed=seed)
+        start = time.perf_counter()
+        run_game({"seed": seed, "players": players}, model=model)
+        wall += time.perf_counter() - start
+        calls += model.calls
+    turns = [t for (_, turn_id), t in PARTS.seconds.items() if turn_id.split(":")[1] in SEQUENTIAL]
+
+    def median_ms(part: str) -> float:
+        return statistics.median(t[part] for t in turns) * 1000
+
+    context, model_call, subgraph = median_ms("context"), median_ms("model_call"), median_ms("subgraph")
+    print(f"games={len(GAMES)} calls={calls} sequential_turns={len(turns)}")
+    print(f"context_ms={context:.2f}")
+    print(f"model_call_ms={model_call:.2f}")
+    print(f"subgraph_ms={subgraph:.2f}")
+    print(f"subgraph_overhead_ms={subgraph - context - model_call:.2f}")
+    print(f"turn_ms={wall * 1000 / calls:.2f}")
+
+
+if __name__ == "__main__":
+    main()
