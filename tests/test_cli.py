@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import socket
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,46 @@ def test_bad_settings_exit_with_a_message_not_a_traceback(
     assert needle in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "checkpoints.sqlite").exists()
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_a_provider_outage_stops_with_a_message_and_the_game_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "unused")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
+    args = ["play", "--seed", "3", "--seat-model", "4=openai:test-model", "--out", str(tmp_path)]
+    stopped = runner.invoke(app, args)
+    assert stopped.exit_code == 1, stopped.output
+    assert "the game stopped" in stopped.output and "Traceback" not in stopped.output
+    found = re.search(r"mafia resume\s+(\S+)", stopped.output)
+    assert found is not None, stopped.output
+    folder = tmp_path / "game-7p-seed3"
+    before = (folder / "events.jsonl").read_text().splitlines()
+    assert before and '"game_over"' not in before[-1]
+
+    resumed = runner.invoke(app, ["resume", found[1], "--out", str(tmp_path), "--model", "house:3"])
+    assert resumed.exit_code == 0, resumed.output
+    assert "Winner:" in resumed.output
+    events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    assert [json.dumps(e) for e in events[: len(before)]] == [json.dumps(json.loads(x)) for x in before]
+    assert events[0]["type"] == "game_started" and events[-1]["type"] == "game_over"
+    prompts = [json.loads(line) for line in (folder / "prompts.jsonl").read_text().splitlines()]
+    thoughts = [e for e in events if e["type"] == "thought"]
+    assert sorted(p["id"] for p in prompts) == sorted(
+        f"{t['round']}:{t['action']}:{t['player']}" for t in thoughts
+    )
+
+
+def test_resume_names_what_is_missing(tmp_path: Path) -> None:
+    no_db = runner.invoke(app, ["resume", "game-7p-seed0-abc", "--out", str(tmp_path)])
+    assert no_db.exit_code == 2 and "no checkpoints at" in no_db.output
+    assert runner.invoke(app, ["play", "--seed", "1", "--quiet", "--out", str(tmp_path)]).exit_code == 0
+    unknown = runner.invoke(app, ["resume", "nope", "--out", str(tmp_path)])
+    assert unknown.exit_code == 2 and "no checkpointed game with thread id 'nope'" in unknown.output

@@ -13,7 +13,7 @@ from fakes import Ask, ScriptedModel
 from mafia.events import Fallback, parse_event
 from mafia.graph import build_graph
 from mafia.models.house import HouseModel
-from mafia.runner import RECURSION_LIMIT, run_game, sqlite_checkpointer
+from mafia.runner import RECURSION_LIMIT, GameNotFound, resume_game, run_game, sqlite_checkpointer
 from mafia.runtime import GameContext
 
 
@@ -114,3 +114,36 @@ def test_a_crashed_game_resumes_from_sqlite_to_the_same_end(tmp_path: Path) -> N
         final = graph.invoke(None, config, context=GameContext(model=HouseModel(seed=6)))
         assert final["events"] == reference["events"]
         assert graph.get_state(config).values["events"] == reference["events"]
+
+
+@pytest.mark.parametrize("budget", [23, 40])
+def test_a_crashed_run_resumes_with_complete_logs(tmp_path: Path, budget: int) -> None:
+    setup = {"seed": 6, "players": 9}
+    reference = run_game(setup, model=HouseModel(seed=6), out_dir=tmp_path / "reference")
+    db = tmp_path / "checkpoints.sqlite"
+    with sqlite_checkpointer(db) as saver, pytest.raises(Outage):
+        run_game(
+            setup,
+            model=FlakyHouseModel(seed=6, budget=budget),
+            out_dir=tmp_path,
+            checkpointer=saver,
+            thread_id="t",
+        )
+    folder, expected = tmp_path / "game-9p-seed6", tmp_path / "reference" / "game-9p-seed6"
+    assert 0 < len((folder / "events.jsonl").read_text().splitlines()) < len(reference["events"])
+    seen: list[Any] = []
+    with sqlite_checkpointer(db) as saver:
+        final = resume_game(
+            "t", checkpointer=saver, model=HouseModel(seed=6), out_dir=tmp_path, on_event=seen.append
+        )
+    assert final["events"] == reference["events"]
+    assert [e.type for e in seen] == [e["type"] for e in reference["events"]]
+    assert (folder / "events.jsonl").read_bytes() == (expected / "events.jsonl").read_bytes()
+    prompts = (folder / "prompts.jsonl").read_text().splitlines()
+    assert sorted(prompts) == sorted((expected / "prompts.jsonl").read_text().splitlines())
+    with sqlite_checkpointer(db) as saver:  # a finished game is returned as it is
+        again = resume_game("t", checkpointer=saver, out_dir=tmp_path)
+        assert again["events"] == reference["events"]
+        with pytest.raises(GameNotFound, match="'nope'"):
+            resume_game("nope", checkpointer=saver)
+    assert (folder / "prompts.jsonl").read_text().splitlines() == prompts

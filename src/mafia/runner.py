@@ -43,7 +43,10 @@ class RunLog:
         folder: Path | None,
         on_event: Callable[[EventBase], None] | None = None,
         on_prompt: Callable[[JSON], None] | None = None,
+        *,
+        resume: bool = False,
     ):
+        """With ``resume``, the prompts file is appended to; the caller rewrites the events."""
         self.folder = folder
         self.on_event = on_event
         self.on_prompt = on_prompt
@@ -55,7 +58,7 @@ class RunLog:
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
             self._events = (folder / "events.jsonl").open("w", encoding="utf-8")
-            self._prompts = (folder / "prompts.jsonl").open("w", encoding="utf-8")
+            self._prompts = (folder / "prompts.jsonl").open("a" if resume else "w", encoding="utf-8")
 
     def prompt(self, record: JSON) -> None:
         """A turn finished (simultaneous turns call this from their own threads)."""
@@ -64,13 +67,7 @@ class RunLog:
 
     def step(self, events: list[JSON]) -> None:
         """A step ended: write the prompts it produced, then the events it added."""
-        with self.lock:
-            pending, self.pending = self.pending, []
-        pending.sort(key=lambda r: (r["round"], r["action"], _order(r)))
-        for record in pending:
-            self._write(self._prompts, record)
-            if self.on_prompt is not None:
-                self.on_prompt(record)
+        self.flush_prompts()
         for raw in events[self.written :]:
             self._write(self._events, raw)
             if self.on_event is not None:
@@ -83,7 +80,20 @@ class RunLog:
             handle.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
             handle.flush()
 
+    def flush_prompts(self) -> None:
+        """Write the prompt records held so far, in seat order within their step."""
+        with self.lock:
+            pending, self.pending = self.pending, []
+        pending.sort(key=lambda r: (r["round"], r["action"], _order(r)))
+        for record in pending:
+            self._write(self._prompts, record)
+            if self.on_prompt is not None:
+                self.on_prompt(record)
+
     def close(self) -> None:
+        """Flush and close. After a failed step, its finished turns' records are kept too: the
+        checkpoint holds those turns, so a resumed run does not play them again."""
+        self.flush_prompts()
         for handle in (self._events, self._prompts):
             if handle is not None:
                 handle.close()
@@ -150,27 +160,92 @@ def run_game(
     game_config = config_from_input(setup)
     game_id = game_id_for(setup, game_config)
     log = RunLog(Path(out_dir) / game_id if out_dir is not None else None, on_event, on_prompt)
+    context = _context(model, seat_models, policy, max_retries, log)
+    start: InputState = {"config": cast(ConfigInput, setup)}
+    return _stream(
+        graph_for(checkpointer), start, _run_config(run_config, thread_id or game_id), context, log
+    )
+
+
+class GameNotFound(LookupError):
+    """No checkpointed game under the thread id asked for."""
+
+
+def is_saved(checkpointer: BaseCheckpointSaver[Any], thread_id: str) -> bool:
+    """Whether ``checkpointer`` holds a game under ``thread_id``."""
+    return checkpointer.get_tuple({"configurable": {"thread_id": thread_id}}) is not None
+
+
+def resume_game(
+    thread_id: str,
+    *,
+    checkpointer: BaseCheckpointSaver[Any],
+    model: ModelLike = "house",
+    seat_models: Mapping[str, ModelLike] | None = None,
+    policy: ContextPolicy | None = None,
+    max_retries: int = 2,
+    out_dir: str | Path | None = None,
+    on_event: Callable[[EventBase], None] | None = None,
+    on_prompt: Callable[[JSON], None] | None = None,
+    run_config: RunnableConfig | None = None,
+) -> dict[str, Any]:
+    """Go on with a checkpointed game from its last completed step and return the final state.
+
+    Models are run-time context, so they are given again (they may differ from the first run's).
+    With ``out_dir``, ``events.jsonl`` is rewritten from the checkpointed log (the source of truth)
+    and then grows as before; ``prompts.jsonl`` is appended to. ``on_event`` sees the whole game,
+    the events before the resume first. A finished game is returned as it is.
+    """
+    graph = graph_for(checkpointer)
+    cfg = _run_config(run_config, thread_id)
+    if not is_saved(checkpointer, thread_id):
+        raise GameNotFound(f"no checkpointed game with thread id {thread_id!r}")
+    snapshot = graph.get_state(cfg)
+    values = cast(dict[str, Any], snapshot.values)
+    folder = Path(out_dir) / values["game_id"] if out_dir is not None else None
+    log = RunLog(folder, on_event, on_prompt, resume=True)
+    if not snapshot.next:
+        log.step(values["events"])
+        log.close()
+        return values
+    # The snapshot's values include the finished turns of a failed step; the stream starts from
+    # the step's checkpoint instead, and its first chunk writes the log up to there.
+    context = _context(model, seat_models, policy, max_retries, log)
+    return _stream(graph, None, cfg, context, log)
+
+
+def _context(
+    model: ModelLike,
+    seat_models: Mapping[str, ModelLike] | None,
+    policy: ContextPolicy | None,
+    max_retries: int,
+    log: RunLog,
+) -> GameContext:
     # Prompt records come through the context, not a "custom" stream: streaming "custom" makes
     # LangGraph run every task, even a lone sequential turn, on a worker thread.
-    context = GameContext(
+    return GameContext(
         model=model,
         seat_models=dict(seat_models or {}),
         max_retries=max_retries,
         policy=policy or ContextPolicy(),
         on_prompt=log.prompt,
     )
-    graph = graph_for(checkpointer)
-    cfg: RunnableConfig = {
+
+
+def _run_config(run_config: RunnableConfig | None, thread_id: str) -> RunnableConfig:
+    return {
         **(run_config or {}),
         "recursion_limit": RECURSION_LIMIT,
         "max_concurrency": MAX_CONCURRENCY,
-        "configurable": {
-            **(run_config or {}).get("configurable", {}),
-            "thread_id": thread_id or game_id,
-        },
+        "configurable": {**(run_config or {}).get("configurable", {}), "thread_id": thread_id},
     }
+
+
+def _stream(
+    graph: Any, start: InputState | None, cfg: RunnableConfig, context: GameContext, log: RunLog
+) -> JSON:
+    """Stream the game to its end, logging each step; the final state."""
     final: dict[str, Any] = {}
-    start: InputState = {"config": cast(ConfigInput, setup)}
     try:
         for chunk in graph.stream(start, cfg, context=context, stream_mode="values"):
             final = cast(dict[str, Any], chunk)
