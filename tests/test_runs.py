@@ -131,6 +131,10 @@ def test_a_crashed_run_resumes_with_complete_logs(tmp_path: Path, budget: int) -
         )
     folder, expected = tmp_path / "game-9p-seed6", tmp_path / "reference" / "game-9p-seed6"
     assert 0 < len((folder / "events.jsonl").read_text().splitlines()) < len(reference["events"])
+    logs = [(folder / name).read_bytes() for name in ("events.jsonl", "prompts.jsonl")]
+    with sqlite_checkpointer(db) as saver, pytest.raises(ValueError, match="max_retries"):
+        resume_game("t", checkpointer=saver, max_retries=-1, out_dir=tmp_path)
+    assert [(folder / name).read_bytes() for name in ("events.jsonl", "prompts.jsonl")] == logs
     seen: list[Any] = []
     with sqlite_checkpointer(db) as saver:
         final = resume_game(

@@ -46,18 +46,20 @@ class RunLog:
         *,
         resume: bool = False,
     ):
-        """With ``resume``, the prompts file is appended to; the caller rewrites the events."""
+        """With ``resume``, the prompts file is appended to, and the events file is rewritten from
+        the first step on (until then, a run that fails at once leaves it as it was)."""
         self.folder = folder
         self.on_event = on_event
         self.on_prompt = on_prompt
         self.written = 0
         self.pending: list[JSON] = []
         self.lock = threading.Lock()
-        self._events = None
-        self._prompts = None
+        self._events: Any = None
+        self._prompts: Any = None
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
-            self._events = (folder / "events.jsonl").open("w", encoding="utf-8")
+            if not resume:
+                self._events = (folder / "events.jsonl").open("w", encoding="utf-8")
             self._prompts = (folder / "prompts.jsonl").open("a" if resume else "w", encoding="utf-8")
 
     def prompt(self, record: JSON) -> None:
@@ -68,6 +70,8 @@ class RunLog:
     def step(self, events: list[JSON]) -> None:
         """A step ended: write the prompts it produced, then the events it added."""
         self.flush_prompts()
+        if self._events is None and self.folder is not None:
+            self._events = (self.folder / "events.jsonl").open("w", encoding="utf-8")
         for raw in events[self.written :]:
             self._write(self._events, raw)
             if self.on_event is not None:
@@ -159,8 +163,9 @@ def run_game(
     setup = dict(config or {})
     game_config = config_from_input(setup)
     game_id = game_id_for(setup, game_config)
+    context = _context(model, seat_models, policy, max_retries)
     log = RunLog(Path(out_dir) / game_id if out_dir is not None else None, on_event, on_prompt)
-    context = _context(model, seat_models, policy, max_retries, log)
+    context.on_prompt = log.prompt
     start: InputState = {"config": cast(ConfigInput, setup)}
     return _stream(
         graph_for(checkpointer), start, _run_config(run_config, thread_id or game_id), context, log
@@ -202,15 +207,16 @@ def resume_game(
         raise GameNotFound(f"no checkpointed game with thread id {thread_id!r}")
     snapshot = graph.get_state(cfg)
     values = cast(dict[str, Any], snapshot.values)
+    context = _context(model, seat_models, policy, max_retries)
     folder = Path(out_dir) / values["game_id"] if out_dir is not None else None
     log = RunLog(folder, on_event, on_prompt, resume=True)
+    context.on_prompt = log.prompt
     if not snapshot.next:
         log.step(values["events"])
         log.close()
         return values
     # The snapshot's values include the finished turns of a failed step; the stream starts from
     # the step's checkpoint instead, and its first chunk writes the log up to there.
-    context = _context(model, seat_models, policy, max_retries, log)
     return _stream(graph, None, cfg, context, log)
 
 
@@ -219,16 +225,15 @@ def _context(
     seat_models: Mapping[str, ModelLike] | None,
     policy: ContextPolicy | None,
     max_retries: int,
-    log: RunLog,
 ) -> GameContext:
-    # Prompt records come through the context, not a "custom" stream: streaming "custom" makes
-    # LangGraph run every task, even a lone sequential turn, on a worker thread.
+    """The run's context (checked before any log file is touched). The caller sets ``on_prompt``:
+    prompt records come through the context, not a "custom" stream, because streaming "custom"
+    makes LangGraph run every task, even a lone sequential turn, on a worker thread."""
     return GameContext(
         model=model,
         seat_models=dict(seat_models or {}),
         max_retries=max_retries,
         policy=policy or ContextPolicy(),
-        on_prompt=log.prompt,
     )
 
 
