@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -18,6 +19,7 @@ from langgraph_sdk import get_sync_client
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = Path(sys.executable).parent / "langgraph"
+API_LINE = re.compile(r"API:\W*(?:\x1b\[[0-9;]*m)?(http://127\.0\.0\.1:\d+)")
 
 
 def _free_port() -> int:
@@ -53,6 +55,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         deadline = time.monotonic() + 90
         while True:
+            # If the port was taken meanwhile, the server silently picks another: it logs which.
+            announced = API_LINE.search((work / "server.log").read_text())
+            url = announced[1] if announced else url
             try:
                 if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
                     break
