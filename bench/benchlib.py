@@ -1,20 +1,58 @@
-"""Shared pieces of the benchmark scripts: timed and delayed house models, log arithmetic."""
+"""Shared pieces of the benchmark scripts: timed and delayed house models, timing of the engine's
+model calls, log arithmetic. Importing it also puts ``tests/`` on the import path (for the test
+suite's fakes and log builder) and turns LangSmith tracing off before LangChain loads."""
 
 from __future__ import annotations
 
 import math
 import os
+import sys
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("LANGSMITH_TRACING", "false")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from pydantic import PrivateAttr
 
+import mafia.nodes.player as player_node
 from mafia.models.house import HouseModel
+
+
+def timed(func: Callable[..., Any], record: Callable[[float], None]) -> Callable[..., Any]:
+    """``func``, handing the seconds every call spends inside it to ``record`` (raising or not)."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            record(time.perf_counter() - start)
+
+    return wrapper
+
+
+class _TimedCall:
+    """A structured-output runnable whose ``invoke`` is timed."""
+
+    def __init__(self, call: Any, record: Callable[[float], None]) -> None:
+        self.invoke = timed(call.invoke, record)
+
+
+def time_structured_calls(record: Callable[[float], None]) -> None:
+    """Patch the engine's structured model calls (``mafia.nodes.player.structured``) so the time
+    of every ``invoke`` (LangChain's wrapper and the model) goes to ``record``."""
+    structured = player_node.structured
+
+    def timed_structured(model: Any, schema: Any) -> Any:
+        return _TimedCall(structured(model, schema), record)
+
+    player_node.structured = timed_structured
 
 
 class TimedHouseModel(HouseModel):

@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
+import benchlib  # noqa: F401  (puts tests/ on the import path)
 from logbuilder import LogBuilder, random_speech
 from mafia import views
 from mafia.actions import ActionKind

@@ -19,38 +19,24 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
-import mafia.nodes.player as player_node
-from benchlib import TimedHouseModel
+from benchlib import TimedHouseModel, time_structured_calls
 from mafia.runner import run_game, sqlite_checkpointer
 
 SEEDS = range(1, 7)
 
 
 class CallClock:
-    """Wraps the engine's structured model calls and adds up the time spent inside them."""
+    """Adds up the time spent inside the engine's structured model calls."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
         self.lock = threading.Lock()
-        self.original = player_node.structured
-        player_node.structured = self.wrap  # type: ignore[assignment]
+        time_structured_calls(self.add)
 
-    def wrap(self, model: Any, schema: Any) -> Any:
-        call = self.original(model, schema)
-        clock = self
-
-        class Timed:
-            def invoke(self, messages: Any, config: Any = None) -> Any:
-                start = time.perf_counter()
-                try:
-                    return call.invoke(messages, config)
-                finally:
-                    with clock.lock:
-                        clock.seconds += time.perf_counter() - start
-
-        return Timed()
+    def add(self, seconds: float) -> None:
+        with self.lock:
+            self.seconds += seconds
 
     def reset(self) -> float:
         with self.lock:

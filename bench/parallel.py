@@ -12,11 +12,8 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from benchlib import critical_path_calls
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from fakes import RandomLegalModel
 from mafia.runner import run_game
 

@@ -20,19 +20,15 @@ one at a time: this is the floor ``critical_path_ratio`` rests on.
 from __future__ import annotations
 
 import statistics
-import sys
 import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import benchlib  # noqa: F401  (sets LANGSMITH_TRACING=false before LangChain loads)
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-import mafia.nodes.player as player_node
+from benchlib import time_structured_calls, timed
 from fakes import RandomLegalModel
+from mafia.nodes import player as player_node
 from mafia.runner import run_game
 from parallel import GAMES
 
@@ -47,17 +43,18 @@ class Parts:
         self.game = 0
         self.seconds: dict[tuple[int, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
 
-    def timed(self, part: str, func: Callable[..., Any]) -> Callable[..., Any]:
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            try:
-                return func(*args, **kwargs)
-            finally:
-                turn = getattr(self.current, "turn", None)
-                if turn is not None:
-                    self.seconds[self.game, turn][part] += time.perf_counter() - start
+    def recorder(self, part: str) -> Callable[[float], None]:
+        """Adds seconds to ``part`` of the turn running on the current thread, if any."""
 
-        return wrapper
+        def record(seconds: float) -> None:
+            turn = getattr(self.current, "turn", None)
+            if turn is not None:
+                self.seconds[self.game, turn][part] += seconds
+
+        return record
+
+    def timed(self, part: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        return timed(func, self.recorder(part))
 
 
 PARTS = Parts()
@@ -77,23 +74,10 @@ class TimedSubgraph:
             PARTS.current.turn = None
 
 
-class TimedCall:
-    def __init__(self, call: Any) -> None:
-        self.call = call
-
-    def invoke(self, messages: Any, config: Any = None) -> Any:
-        return PARTS.timed("model_call", self.call.invoke)(messages, config)
-
-
 def install() -> None:
     player_node.PLAYER_GRAPH = TimedSubgraph(player_node.PLAYER_GRAPH)
     player_node.build_context = PARTS.timed("context", player_node.build_context)
-    structured = player_node.structured
-
-    def timed_structured(model: Any, schema: Any) -> Any:
-        return TimedCall(structured(model, schema))
-
-    player_node.structured = timed_structured
+    time_structured_calls(PARTS.recorder("model_call"))
 
 
 def main() -> None:

@@ -89,7 +89,7 @@ def audit(events: list[ev.EventBase]) -> list[str]:
             else:
                 living.remove(e.player)
             last_eliminated = e.player
-            game_won = _won(living, mafia)
+            game_won = _winner(living, mafia) is not None
         elif isinstance(e, ev.LastWords):
             if e.speaker != last_eliminated:
                 bad(f"{where}: last words by {e.speaker}, not the eliminated player")
@@ -116,17 +116,10 @@ def audit(events: list[ev.EventBase]) -> list[str]:
                 bad(f"{where}: kill {e.actual_kill} != expected {expected}")
             if e.actual_kill is not None:
                 living.remove(e.actual_kill)
-                game_won = _won(living, mafia)
+                game_won = _winner(living, mafia) is not None
             decided = None
         elif isinstance(e, ev.GameOver):
-            alive_mafia = len([p for p in living if p in mafia])
-            truth = (
-                "town"
-                if alive_mafia == 0
-                else "mafia"
-                if alive_mafia >= len(living) - alive_mafia
-                else "draw"
-            )
+            truth = _winner(living, mafia) or "draw"
             if e.winner != truth:
                 bad(f"{where}: winner {e.winner} but the table says {truth}")
             if {r.player: r.role for r in e.roles} != roles:
@@ -134,6 +127,11 @@ def audit(events: list[ev.EventBase]) -> list[str]:
     return problems
 
 
-def _won(living: list[str], mafia: set[str]) -> bool:
+def _winner(living: list[str], mafia: set[str]) -> str | None:
+    """The side the table says has won ("town" with no Mafia left, "mafia" at parity), or None."""
     alive_mafia = len([p for p in living if p in mafia])
-    return alive_mafia == 0 or alive_mafia >= len(living) - alive_mafia
+    if alive_mafia == 0:
+        return "town"
+    if alive_mafia >= len(living) - alive_mafia:
+        return "mafia"
+    return None

@@ -1,14 +1,15 @@
 """Test chat models: a scripted player and a random-legal player, both reading only their prompt.
 
 They override ``bind_tools`` so ``with_structured_output`` works through the tool-calling route,
-and answer with a tool call filled from the bound schema.
+and answer with a tool call filled from the bound schema. Also two small helpers the tests share:
+the table size of a seeded many-game run and a free local port.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -138,7 +139,7 @@ Script = Callable[[Ask], dict[str, Any] | None]
 class ScriptedModel(ToolCallingFake):
     """Follows a script: ``script(ask)`` returns the action fields, or None to skip / not nominate."""
 
-    script: Any = Field(default=None, exclude=True)
+    script: Script | None = Field(default=None, exclude=True)
     log: list[Ask] = Field(default_factory=list, exclude=True)
 
     def answer(self, ask: Ask) -> dict[str, Any]:
@@ -160,5 +161,14 @@ class ScriptedModel(ToolCallingFake):
         return {**base, **(fields or {})}
 
 
-def dump_args(args: dict[str, Any]) -> str:
-    return json.dumps(args, sort_keys=True)
+def table_size(seed: int) -> int:
+    """Seats of the seeded game ``seed`` in the many-game runs: every size from 5 to 16 in turn."""
+    return 5 + seed % 12
+
+
+def free_port() -> int:
+    """A local port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Self
 
 from mafia.actions import ActionKind
+from mafia.context import ContextPolicy, RenderedPrompt, build_context
 from mafia.events import (
     Ballot,
     Count,
@@ -27,7 +28,6 @@ from mafia.events import (
     DoctorProtection,
     Elimination,
     EventBase,
-    Fallback,
     GameOver,
     GameStarted,
     Investigation,
@@ -131,10 +131,6 @@ class LogBuilder:
         pool = self.living if alive_only else self.seats
         return [p for p in pool if self.role_of[p] is role]
 
-    def first(self, role: Role) -> str:
-        """The first seat holding ``role`` (alive or not)."""
-        return self.with_role(role, alive_only=False)[0]
-
     @property
     def speaking_order(self) -> list[str]:
         day = next(e for e in reversed(self.events) if isinstance(e, DayStarted))
@@ -194,19 +190,6 @@ class LogBuilder:
     def _think(self, player: str, action: ActionKind) -> None:
         if self.thoughts:
             self.thought(player, action)
-
-    def fallback(self, player: str, action: ActionKind, error: str, applied: str) -> Self:
-        self.events.append(
-            Fallback(
-                round=self.round,
-                player=player,
-                action=action.value,
-                error=error,
-                attempts=3,
-                applied=applied,
-            )
-        )
-        return self
 
     # ---- night zero ------------------------------------------------------------------------
 
@@ -757,3 +740,9 @@ def context_cases() -> dict[tuple[ActionKind, Role], Case]:
         False,
     )
     return cases
+
+
+def build_case(case: Case, policy: ContextPolicy = ContextPolicy()) -> RenderedPrompt:  # noqa: B008
+    """The prompt ``build_context`` renders for one of the ``context_cases``."""
+    events, player, action, game_over = case
+    return build_context(events, player, action, policy, game_over=game_over)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from fakes import free_port
 from mafia.cli import app
 
 runner = CliRunner()
@@ -73,18 +73,11 @@ def test_bad_settings_exit_with_a_message_not_a_traceback(
     assert not (tmp_path / "checkpoints.sqlite").exists()
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def test_a_provider_outage_stops_with_a_message_and_the_game_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "unused")
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
     args = ["play", "--seed", "3", "--seat-model", "4=openai:test-model", "--out", str(tmp_path)]
     stopped = runner.invoke(app, args)
     assert stopped.exit_code == 1, stopped.output

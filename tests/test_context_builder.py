@@ -11,6 +11,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from logbuilder import (
     LogBuilder,
+    build_case,
     context_cases,
     play_random,
     seven_day2_speeches,
@@ -46,8 +47,7 @@ def targets(prompt: RenderedPrompt) -> list[str] | None:
 
 
 def render(key: tuple[ActionKind, Role], policy: ContextPolicy | None = None) -> RenderedPrompt:
-    events, player, action, game_over = CASES[key]
-    return build_context(events, player, action, policy or ContextPolicy(), game_over=game_over)
+    return build_case(CASES[key], policy or ContextPolicy())
 
 
 class TestContextBuilder:

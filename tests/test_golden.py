@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from logbuilder import context_cases
+from logbuilder import build_case, context_cases
 from mafia.actions import ActionKind
-from mafia.context import RenderedPrompt, build_context, clear_caches
+from mafia.context import RenderedPrompt, clear_caches
 from mafia.rules import Role
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -39,8 +39,8 @@ def golden_path(action: ActionKind, role: Role) -> Path:
 
 @pytest.mark.parametrize(("action", "role"), sorted(CASES, key=lambda k: (k[0].value, k[1].value)), ids=str)
 def test_golden_prompt(action: ActionKind, role: Role) -> None:
-    events, player, kind, game_over = CASES[(action, role)]
-    text = golden_text(build_context(events, player, kind, game_over=game_over), role, game_over)
+    case = CASES[(action, role)]
+    text = golden_text(build_case(case), role, game_over=case[3])
     path = golden_path(action, role)
     if os.environ.get("UPDATE_GOLDEN") == "1":
         GOLDEN.mkdir(exist_ok=True)
@@ -61,11 +61,11 @@ def test_every_action_and_role_has_a_golden_file() -> None:
 
 def test_same_log_renders_byte_identical_prompts_twice() -> None:
     """Two builds from two independently built copies of the log, caches cleared in between."""
-    first = {key: build_context(*case[:3], game_over=case[3]) for key, case in CASES.items()}
+    first = {key: build_case(case) for key, case in CASES.items()}
     clear_caches()
     again = context_cases()
     for key, case in again.items():
-        prompt = build_context(*case[:3], game_over=case[3])
+        prompt = build_case(case)
         assert prompt.system == first[key].system
         assert prompt.user == first[key].user
         assert prompt.token_counts() == first[key].token_counts()
@@ -76,7 +76,7 @@ def test_parallel_builds_match_sequential_ones() -> None:
     clear_caches()
     keys = sorted(CASES, key=str) * 3
     with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(lambda k: build_context(*CASES[k][:3], game_over=CASES[k][3]), keys))
+        results = list(pool.map(lambda k: build_case(CASES[k]), keys))
     for key, prompt in zip(keys, results, strict=True):
-        sequential = build_context(*CASES[key][:3], game_over=CASES[key][3])
+        sequential = build_case(CASES[key])
         assert (prompt.system, prompt.user) == (sequential.system, sequential.user)

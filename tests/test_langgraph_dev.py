@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,16 +16,11 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
+from fakes import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 CLI = Path(sys.executable).parent / "langgraph"
 API_LINE = re.compile(r"API:\W*(?:\x1b\[[0-9;]*m)?(http://127\.0\.0\.1:\d+)")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture
@@ -34,7 +28,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``langgraph dev`` on a free local port, started in the project as a user would (its state
     files go to the ignored ``.langgraph_api/``; without reload, writing them is harmless)."""
     work = tmp_path_factory.mktemp("langgraph_dev")
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",

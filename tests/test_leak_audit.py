@@ -21,8 +21,9 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from fakes import read_ask, table_size
+from mafia.events import parse_event, roles_from_log
 from mafia.models.house import HouseModel
-from mafia.prompts import anchors
 from mafia.rules import Role
 from mafia.runner import run_game
 
@@ -53,11 +54,8 @@ class CanaryHouseModel(HouseModel):
         result = super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
         message = result.generations[0].message
         assert isinstance(message, AIMessage) and message.tool_calls
-        text = "\n".join(m.text for m in messages)
-        identity = anchors.IDENTITY_LINE.search(text)
-        task = anchors.TASK_LINE.search(text)
-        assert identity and task
-        player, action = identity["name"], task["action"].lower()
+        ask = read_ask(messages)
+        player, action = ask.player, ask.action
         args = dict(message.tool_calls[0]["args"])
         with self._lock:
             call = next(self._counter)
@@ -107,7 +105,7 @@ def _audit_game(seed: int, players: int) -> tuple[list[str], int]:
     model = CanaryHouseModel(seed=seed)
     records: list[dict[str, Any]] = []
     state = run_game({"seed": seed, "players": players}, model=model, on_prompt=records.append)
-    roles = {e["player"]: Role(e["role"]) for e in state["events"] if e["type"] == "role_assigned"}
+    roles = roles_from_log([parse_event(e) for e in state["events"]])
     plants = model.plants
     problems: list[str] = []
     shown: dict[str, set[str]] = defaultdict(set)  # canary -> players whose prompts showed it
@@ -130,7 +128,7 @@ def _has_later_prompt(plant: Plant, viewer: str, plants: dict[str, Plant]) -> bo
     return any(p.player == viewer and p.call > plant.call for p in plants.values())
 
 
-GAMES = [(seed, 5 + seed % 12) for seed in range(200)]
+GAMES = [(seed, table_size(seed)) for seed in range(200)]
 
 
 @pytest.mark.parametrize("chunk", range(8))

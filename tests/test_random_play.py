@@ -9,22 +9,18 @@ from __future__ import annotations
 import pytest
 
 from audit import audit
-from fakes import RandomLegalModel
+from fakes import RandomLegalModel, table_size
 from mafia.events import GameOver, parse_event
 from mafia.runner import run_game
 
 SEEDS = range(300)
 
 
-def _players(seed: int) -> int:
-    return 5 + seed % 12
-
-
 @pytest.mark.parametrize("chunk", range(10))
 def test_random_legal_games_are_legal_and_end(chunk: int) -> None:
     sizes = set()
     for seed in SEEDS[chunk::10]:
-        players = _players(seed)
+        players = table_size(seed)
         sizes.add(players)
         state = run_game({"seed": seed, "players": players}, model=RandomLegalModel(seed=seed))
         events = [parse_event(e) for e in state["events"]]
@@ -35,4 +31,4 @@ def test_random_legal_games_are_legal_and_end(chunk: int) -> None:
 
 
 def test_seeds_cover_every_table_size() -> None:
-    assert {_players(s) for s in SEEDS} == set(range(5, 17))
+    assert {table_size(s) for s in SEEDS} == set(range(5, 17))

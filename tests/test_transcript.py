@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from logbuilder import LogBuilder, play_day, play_night, seven_day2_speeches, seven_to_day2
+from logbuilder import LogBuilder, play_random, seven_day2_speeches, seven_to_day2
 from mafia.context import TranscriptManager
 from mafia.context.compression import NO_VOTE, PENDING
 from mafia.context.transcript import vote_outcome
@@ -118,7 +116,6 @@ class TestTranscriptManager:
 
 def long_game(rounds: int = 8) -> LogBuilder:
     """A 12-player game of ``rounds`` rounds where no one dies, so every round is played."""
-    rng = random.Random(3)
     log = LogBuilder(players=12, seed=3)
     log.night_zero()
     for _ in range(rounds):
@@ -126,7 +123,6 @@ def long_game(rounds: int = 8) -> LogBuilder:
         for speaker in log.speaking_order:
             log.speak(speaker, f"{speaker} speaks on day {log.round}.")
         log.night()  # the Mafia skip
-    del rng
     return log
 
 
@@ -156,16 +152,7 @@ class TestTranscriptFullMode:
         assert all(len(t.speeches) == 12 for t in window.verbatim)
 
     def test_random_games_full_mode_keeps_every_speech(self) -> None:
-        rng = random.Random(11)
-        log = LogBuilder(players=9, seed=11)
-        log.night_zero()
-        for _ in range(5):
-            play_day(log, rng)
-            if log.winner():
-                break
-            play_night(log, rng)
-            if log.winner():
-                break
+        log = play_random(11, players=9, rounds=5)
         view = player_view(log.events, log.seats[0])
         full = TranscriptManager.from_view(view, log.seats[0]).get_transcript_for_player(True)
         spoken = [e for e in log.events if type(e).__name__ == "Speech"]

@@ -53,7 +53,6 @@ SEQUENTIAL_TURNS: dict[str, ApplyTurn] = {
     "mafia_round1": record_round1,
 }
 SIMULTANEOUS_TURNS = ("vote", "revote", "mafia_round2", "doctor", "detective")
-TURN_NODES = (*SEQUENTIAL_TURNS, *SIMULTANEOUS_TURNS)
 
 
 # Phase nodes: bookkeeping steps named after their functions.

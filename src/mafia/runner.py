@@ -165,7 +165,6 @@ def run_game(
     game_id = game_id_for(setup, game_config)
     context = _context(model, seat_models, policy, max_retries)
     log = RunLog(Path(out_dir) / game_id if out_dir is not None else None, on_event, on_prompt)
-    context.on_prompt = log.prompt
     start: InputState = {"config": cast(ConfigInput, setup)}
     return _stream(
         graph_for(checkpointer), start, _run_config(run_config, thread_id or game_id), context, log
@@ -210,7 +209,6 @@ def resume_game(
     context = _context(model, seat_models, policy, max_retries)
     folder = Path(out_dir) / values["game_id"] if out_dir is not None else None
     log = RunLog(folder, on_event, on_prompt, resume=True)
-    context.on_prompt = log.prompt
     if not snapshot.next:
         log.step(values["events"])
         log.close()
@@ -226,9 +224,7 @@ def _context(
     policy: ContextPolicy | None,
     max_retries: int,
 ) -> GameContext:
-    """The run's context (checked before any log file is touched). The caller sets ``on_prompt``:
-    prompt records come through the context, not a "custom" stream, because streaming "custom"
-    makes LangGraph run every task, even a lone sequential turn, on a worker thread."""
+    """The run's context, checked before any log file is touched (``_stream`` connects the log)."""
     return GameContext(
         model=model,
         seat_models=dict(seat_models or {}),
@@ -249,7 +245,12 @@ def _run_config(run_config: RunnableConfig | None, thread_id: str) -> RunnableCo
 def _stream(
     graph: Any, start: InputState | None, cfg: RunnableConfig, context: GameContext, log: RunLog
 ) -> JSON:
-    """Stream the game to its end, logging each step; the final state."""
+    """Stream the game to its end, logging each step; the final state.
+
+    Prompt records come through the context, not a "custom" stream: streaming "custom" makes
+    LangGraph run every task, even a lone sequential turn, on a worker thread.
+    """
+    context.on_prompt = log.prompt
     final: dict[str, Any] = {}
     try:
         for chunk in graph.stream(start, cfg, context=context, stream_mode="values"):

@@ -15,6 +15,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from mafia.actions import ActionKind
 from mafia.context import extraction, safety, sections, tokens, transcript
+from mafia.context import memory as memory_cache
 from mafia.context.memory import memory_from_record
 from mafia.context.policy import ContextPolicy
 from mafia.context.record import read_view
@@ -34,6 +35,7 @@ def clear_caches() -> None:
     transcript.clear_cache()
     tokens.clear_cache()
     extraction.clear_cache()
+    memory_cache.clear_cache()
     safety.quote_text.cache_clear()
     sections.identity_text.cache_clear()
     sections.rules_text.cache_clear()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from mafia.actions import ActionKind, Relationship, Suspicion
 from mafia.context.record import GameRecord, read_view
@@ -70,10 +71,8 @@ def memory_from_record(
 
 def facts(record: GameRecord) -> MemoryFacts:
     """Engine-owned facts from the player's private events, by role."""
-    me, role = record.me, record.role
+    role = record.role
     kills: list[KillRecord] = []
-    protections: list[ProtectionRecord] = []
-    investigations: list[InvestigationRecord] = []
     for number in sorted(record.rounds):
         rnd = record.rounds[number]
         if role is Role.MAFIA and rnd.mafia_vote is not None:
@@ -83,16 +82,14 @@ def facts(record: GameRecord) -> MemoryFacts:
             elif rnd.resolution is not None:
                 outcome = "killed" if rnd.resolution.actual_kill == target else "survived"
                 kills.append(KillRecord(round=number, target=target, outcome=outcome))
-        protections.extend(
-            ProtectionRecord(round=p.round, target=p.protected, reasoning=p.reasoning)
-            for p in rnd.protections
-            if p.protector == me
-        )
-        investigations.extend(
-            InvestigationRecord(round=i.round, target=i.target, result=i.result, reasoning=i.reasoning)
-            for i in rnd.investigations
-            if i.detective == me
-        )
+    protections = [
+        ProtectionRecord(round=p.round, target=p.protected, reasoning=p.reasoning)
+        for p in record.my_protections
+    ]
+    investigations = [
+        InvestigationRecord(round=i.round, target=i.target, result=i.result, reasoning=i.reasoning)
+        for i in record.my_investigations
+    ]
     strategies = [StrategyNote(speaker=s.speaker, strategy=s.strategy) for s in record.strategies]
     return MemoryFacts(
         kill_history=kills,
@@ -123,6 +120,7 @@ def beliefs(record: GameRecord, latest: Thought | None) -> MemoryBeliefs:
     )
 
 
+@lru_cache(maxsize=4096)
 def _first_sentence(text: str) -> str:
     sentence = _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
     words = sentence.split(" ")
@@ -157,3 +155,8 @@ def strategy_summary(older: Sequence[Thought], plans: int = SUMMARY_PLANS) -> st
     if len(kept) < len(entries):
         parts.insert(1, f"({len(entries) - len(kept)} intermediate plans condensed away)")
     return " | ".join(parts)
+
+
+def clear_cache() -> None:
+    """Forget cached plan sentences (for cold-build benchmarks)."""
+    _first_sentence.cache_clear()

@@ -18,7 +18,6 @@ from mafia.events import (
     Elimination,
     EventBase,
     Fallback,
-    GameOver,
     GameStarted,
     Investigation,
     LastWords,
@@ -43,7 +42,6 @@ class RoundRecord:
     speeches: list[Speech] = field(default_factory=list)
     votes: list[VoteRound] = field(default_factory=list)
     defenses: list[DefenseSpeech] = field(default_factory=list)
-    elimination: str | None = None
     last_words: LastWords | None = None
     discussions: list[MafiaDiscussion] = field(default_factory=list)
     mafia_vote: MafiaVote | None = None
@@ -85,7 +83,6 @@ class GameRecord:
     thoughts: list[tuple[int, Thought]] = field(default_factory=list)
     fallbacks: list[tuple[int, Fallback]] = field(default_factory=list)
     deaths: list[Death] = field(default_factory=list)
-    game_over: GameOver | None = None
 
     @property
     def seats(self) -> list[str]:
@@ -119,6 +116,18 @@ class GameRecord:
         days = [n for n, r in self.rounds.items() if r.day is not None]
         return max(days, default=0)
 
+    @property
+    def my_protections(self) -> list[DoctorProtection]:
+        """The player's own protections, round by round (the Doctor's history)."""
+        return [p for n in sorted(self.rounds) for p in self.rounds[n].protections if p.protector == self.me]
+
+    @property
+    def my_investigations(self) -> list[Investigation]:
+        """The player's own investigations, round by round (the Detective's results)."""
+        return [
+            i for n in sorted(self.rounds) for i in self.rounds[n].investigations if i.detective == self.me
+        ]
+
     def round(self, number: int) -> RoundRecord:
         """The record of round ``number`` (created empty when first referenced)."""
         record = self.rounds.get(number)
@@ -149,7 +158,6 @@ def read_view(view: Sequence[EventBase], me: str) -> GameRecord:
             record.round(number).day = event
             record._died(event.night_death, "night", number - 1)
         elif isinstance(event, Elimination):
-            record.round(number).elimination = event.player
             record._died(event.player, "vote", number)
         elif isinstance(event, LastWords):
             record.round(number).last_words = event
@@ -174,6 +182,4 @@ def read_view(view: Sequence[EventBase], me: str) -> GameRecord:
                 record.assignment = event
         elif isinstance(event, GameStarted):
             record.started = event
-        elif isinstance(event, GameOver):
-            record.game_over = event
     return record

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from mafia.actions import ActionKind
 from mafia.context.recent import NOTHING_NEW, recent_lines
@@ -66,7 +66,7 @@ def composition(started: GameStarted | None) -> str:
     return ", ".join(f"{n} {name}" for n, name in counts)
 
 
-@cache
+@lru_cache(maxsize=512)
 def identity_text(me: str, role: Role, persona: str, seat: int, table_size: int) -> str:
     """Who the player is: identity line, seat, persona, team and role playbook (stable)."""
     return render(
@@ -81,7 +81,7 @@ def identity_text(me: str, role: Role, persona: str, seat: int, table_size: int)
     )
 
 
-@cache
+@lru_cache(maxsize=64)
 def rules_text(seats: tuple[str, ...], composition_text: str, round_cap: int) -> str:
     """The rules summary for this table (stable for the whole game)."""
     return render(
@@ -177,13 +177,7 @@ def mafia_info(s: Situation, kills: Sequence[KillRecord]) -> str:
 
 def investigations(s: Situation) -> str:
     """The Detective's results, one anchored line per night (or a note that there are none)."""
-    found = [
-        i
-        for number in sorted(s.record.rounds)
-        for i in s.record.rounds[number].investigations
-        if i.detective == s.me
-    ]
-    lines = [anchors.format_result(i.round, i.target, i.result) for i in found]
+    lines = [anchors.format_result(i.round, i.target, i.result) for i in s.record.my_investigations]
     return render(
         "sections/investigations",
         header=anchors.INVESTIGATIONS,
@@ -258,12 +252,12 @@ def memory_dict(memory: PlayerMemory) -> dict[str, object]:
 
     Night-zero strategies were written by partners, so they are made safe like any quoted text.
     """
-    data: dict[str, object] = memory.model_dump(mode="json")
     facts = memory.facts.model_dump(mode="json", exclude_defaults=True)
     for note in facts.get("night_zero_strategies", []):
         note["strategy"] = quote_text(note["strategy"])
-    data["facts"] = facts
-    return data
+    rest = memory.model_dump(mode="json", exclude={"facts"})
+    # Facts keep their place among the fields (the order the memory JSON is shown in).
+    return {name: facts if name == "facts" else rest[name] for name in type(memory).model_fields}
 
 
 def memory(memory: PlayerMemory) -> str:

@@ -24,7 +24,6 @@ from mafia.rules import (
     protection_targets,
 )
 
-DAY_ACTIONS = frozenset(ActionKind) - NIGHT_ACTIONS
 VOTE_ACTIONS = frozenset({ActionKind.VOTE, ActionKind.REVOTE})
 
 

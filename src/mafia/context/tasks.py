@@ -114,12 +114,7 @@ def _night_kill(s: Situation) -> dict[str, str]:
 
 
 def _protect(s: Situation) -> dict[str, str]:
-    done = [
-        f"Night {p.round}: {p.protected}"
-        for number in sorted(s.record.rounds)
-        for p in s.record.rounds[number].protections
-        if p.protector == s.me
-    ]
+    done = [f"Night {p.round}: {p.protected}" for p in s.record.my_protections]
     return {
         "night": str(s.number),
         "history": "; ".join(done) if done else "none yet",
@@ -128,12 +123,7 @@ def _protect(s: Situation) -> dict[str, str]:
 
 
 def _investigate(s: Situation) -> dict[str, str]:
-    done = [
-        f"{i.target} (Night {i.round}: {i.result})"
-        for number in sorted(s.record.rounds)
-        for i in s.record.rounds[number].investigations
-        if i.detective == s.me
-    ]
+    done = [f"{i.target} (Night {i.round}: {i.result})" for i in s.record.my_investigations]
     return {
         "night": str(s.number),
         "history": "; ".join(done) if done else "no one yet",

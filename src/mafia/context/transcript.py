@@ -17,8 +17,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from mafia.context.compression import NO_ELIMINATION, NO_VOTE, PENDING, TIE_PREFIX, compress_round
-from mafia.context.extraction import extract
+from mafia.context import compression
+from mafia.context.compression import (
+    ELIMINATED_SUFFIX,
+    NO_ELIMINATION,
+    NO_VOTE,
+    PENDING,
+    TIE_PREFIX,
+    compress_round,
+)
 from mafia.context.record import GameRecord, RoundRecord, read_view
 from mafia.events import Ballot, EventBase, VoteRound
 from mafia.schemas import (
@@ -36,7 +43,7 @@ _CACHE_SIZE = 4096
 def vote_outcome(vote: VoteRound) -> VoteOutcome:
     """A vote's outcome as a transcript string ("Player 5 eliminated", "tie: A, B", ...)."""
     if vote.outcome == "eliminated" and vote.eliminated is not None:
-        return f"{vote.eliminated} eliminated"
+        return vote.eliminated + ELIMINATED_SUFFIX
     if vote.outcome == "tie":
         return TIE_PREFIX + ", ".join(vote.tied)
     if vote.outcome == "no_vote":
@@ -76,17 +83,7 @@ class RoundEntry:
         """(player, role) claims made in this round's speeches, defenses and last words."""
         if self._claims is not None:
             return self._claims
-        tr = self.transcript
-        spoken = [*tr.speeches, *tr.defense_speeches]
-        if tr.last_words is not None:
-            spoken.append(tr.last_words)
-        found = list(
-            dict.fromkeys(
-                (line.speaker, role.value)
-                for line in spoken
-                for role in extract(line.text, line.speaker, self.seats).claims
-            )
-        )
+        found = [(c.player, c.role) for c in compression.claims(self.transcript, self.seats)]
         if self.closed:
             self._claims = found
         return found

@@ -49,16 +49,16 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field
 
-from mafia.models.house_policy import Decision, Knobs, decide
+from mafia.models.house_policy import FIELDS_OF, Decision, Knobs, decide
 from mafia.models.house_reading import PromptView, read_prompt
 from mafia.models.house_schema import fill
 
 __all__ = ["HouseModel", "prompt_text"]
 
-_ACTION_FIELDS = frozenset(
-    {"observations", "suspicions", "speech", "nomination", "vote", "target", "message", "plan"}
-)
-_CHOICE_FIELDS = ("target", "vote", "nomination")
+# What makes a tool look like an action: the actions' own fields and the two distinctive reasoning
+# fields (not generic names such as "reasoning" or "strategy" that an unrelated tool may have too).
+_ACTION_FIELDS = frozenset({"observations", "suspicions"}).union(*FIELDS_OF.values())
+_PLAYER_FIELDS = ("target", "vote", "nomination")  # the fields naming a player (chaos: illegal)
 ToolLike = dict[str, Any] | type | Callable[..., Any] | BaseTool
 Args = dict[str, Any]
 
@@ -126,8 +126,7 @@ class HouseModel(BaseChatModel):
         rng = random.Random(int.from_bytes(digest[:8], "big"))
         view = read_prompt(text)
         knobs = Knobs(skill=self.skill, aggression=self.aggression)
-        chaos_rng = random.Random(int.from_bytes(digest[8:16], "big"))
-        wild = self.chaos > 0.0 and chaos_rng.random() < self.chaos
+        wild = self._wild_rng(digest)  # None unless this answer is to be a bad one
 
         response_format = kwargs.get("response_format")
         schema = _response_schema(response_format)
@@ -135,8 +134,8 @@ class HouseModel(BaseChatModel):
             decision = decide(view, _props(schema), rng, knobs)
             args = fill_schema(schema, decision)
             content = json.dumps(args, ensure_ascii=False)
-            if wild:
-                content = _wild_json(args, schema, view, chaos_rng)
+            if wild is not None:
+                content = _wild_json(args, schema, view, wild)
             return _message(content, [], text, digest, "stop")
 
         tool = _pick_tool(kwargs.get("tools"), kwargs.get("tool_choice"))
@@ -147,14 +146,22 @@ class HouseModel(BaseChatModel):
         parameters = function.get("parameters") or {"type": "object", "properties": {}}
         decision = decide(view, _props(parameters), rng, knobs)
         args = fill_schema(parameters, decision)
-        if wild:
-            kind = chaos_rng.choice(("illegal", "missing", "wrong_type", "no_tool_call"))
+        if wild is not None:
+            kind = wild.choice(("illegal", "missing", "wrong_type", "no_tool_call"))
             if kind == "no_tool_call":
                 return _message(decision.reply(), [], text, digest, "stop")
-            args = _wild_args(kind, args, parameters, view, chaos_rng)
+            args = _wild_args(kind, args, parameters, view, wild)
         call_id = f"call_{digest.hex()[:24]}"
         call = ToolCall(name=function["name"], args=args, id=call_id, type="tool_call")
         return _message("", [call], text, digest, "tool_calls")
+
+    def _wild_rng(self, digest: bytes) -> random.Random | None:
+        """With probability ``chaos``, the random stream that spoils this answer (its own stream,
+        apart from the decision's, so chaos never changes a sound answer); otherwise None."""
+        if self.chaos <= 0.0:
+            return None
+        rng = random.Random(int.from_bytes(digest[8:16], "big"))
+        return rng if rng.random() < self.chaos else None
 
     # ---- binding -------------------------------------------------------------------------
 
@@ -365,13 +372,17 @@ def _openai_tool(tool: ToolLike) -> dict[str, Any]:
     return convert_to_openai_tool(tool)
 
 
-def _response_schema(response_format: Any) -> dict[str, Any] | None:
+def _response_schema(response_format: Any) -> Mapping[str, Any] | None:
+    """The bound response format's JSON schema, itself (not a copy): ``fill`` caches compiled
+    schemas by identity, and nothing downstream mutates it."""
     if isinstance(response_format, type) and issubclass(response_format, BaseModel):
-        return cast(dict[str, Any], _cached_tool(response_format)["function"]["parameters"])
+        return cast(Mapping[str, Any], _cached_tool(response_format)["function"]["parameters"])
     if isinstance(response_format, Mapping):
         inner = response_format.get("json_schema")
-        if isinstance(inner, Mapping) and isinstance(inner.get("schema"), Mapping):
-            return dict(inner["schema"])
+        if isinstance(inner, Mapping):
+            schema = inner.get("schema")
+            if isinstance(schema, Mapping):
+                return schema
     return None
 
 
@@ -437,7 +448,7 @@ def _wild_args(
     kind: str, args: dict[str, Any], schema: Mapping[str, Any], view: PromptView, rng: random.Random
 ) -> dict[str, Any]:
     out = dict(args)
-    choices = [f for f in _CHOICE_FIELDS if f in out]
+    choices = [f for f in _PLAYER_FIELDS if f in out]
     if kind == "illegal" and choices:
         out[rng.choice(choices)] = _illegal_choice(view, rng)
         return out

@@ -14,8 +14,8 @@ from typing import NamedTuple
 
 from mafia.models.house_reading import PromptView, SaidLine
 from mafia.models.house_text import TextReading
+from mafia.rules import SKIP
 
-SKIP = "skip"
 CERTAIN = 50.0
 
 
@@ -56,6 +56,11 @@ class Board:
     nominators_today: dict[str, list[str]] = field(default_factory=dict)
     my_nomination_today: str | None = None
     pressure: int = 0  # nominations and accusations of me today
+
+    @property
+    def team(self) -> frozenset[str]:
+        """Me and my Mafia partners (just me when I have none)."""
+        return frozenset(self.partners | {self.me})
 
     def add(self, player: str, weight: float, public: str, note: str) -> None:
         if player in self.score:

@@ -9,7 +9,6 @@ already doubts, and attack or counter a Detective claim that names one of them.
 
 from __future__ import annotations
 
-from mafia.models.house_board import SKIP
 from mafia.models.house_speech import compose, line
 from mafia.models.house_tactics import (
     FOLLOW_NOMINATE,
@@ -32,8 +31,10 @@ from mafia.models.house_tactics import (
     plan_target,
     private_note,
     public_why,
+    skip_option,
     vote_threshold,
 )
+from mafia.rules import SKIP
 
 
 def speak(ctx: Ctx) -> Decision:
@@ -195,8 +196,9 @@ def vote(ctx: Ctx) -> Decision:
     b, rng = ctx.board, ctx.rng
     options = listed_options(ctx)
     names = [o for o in names_only(options) if o != b.me]
-    can_skip = any(o.lower() == SKIP for o in options)
-    skip = next((o for o in options if o.lower() == SKIP), SKIP)
+    listed_skip = skip_option(options)
+    can_skip = listed_skip is not None
+    skip = listed_skip or SKIP
     if b.role == "Mafia":
         names = [n for n in names if n not in b.partners]
     if ctx.sloppy():

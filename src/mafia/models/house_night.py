@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from mafia.models.house_board import SKIP
 from mafia.models.house_tactics import (
     FOLLOW_READ,
     Ctx,
@@ -23,7 +22,9 @@ from mafia.models.house_tactics import (
     names_only,
     plan_target,
     private_note,
+    skip_option,
 )
+from mafia.rules import SKIP
 
 _SIGNALS = (
     "agree with each other only after a third player has",
@@ -35,7 +36,7 @@ _COVERS = ("play quiet Town", "act as a careful analyst", "follow the loudest ac
 
 def night_zero(ctx: Ctx) -> Decision:
     b, rng = ctx.board, ctx.rng
-    team = b.partners | {b.me}
+    team = b.team
     cands = [p for p in b.others if p not in team]
     target = plan_target(ctx, cands) or (rng.choice(cands) if cands else None)
     order = [p for p in b.living if p in team] or sorted(team)
@@ -49,12 +50,21 @@ def night_zero(ctx: Ctx) -> Decision:
     return decision_with({"plan": plan}, "Coordinate day pushes and cover stories.", reasoning)
 
 
-def _kill_options(ctx: Ctx) -> tuple[list[str], str | None]:
+def _kill_options(ctx: Ctx) -> tuple[list[str], str | None, str]:
+    """The nameable kill targets, the listed skip option (if any), and the choice when no one is
+    named (that skip option, else "skip")."""
     b = ctx.board
     options = listed_options(ctx)
-    skip = next((o for o in options if o.lower() == SKIP), None)
+    skip = skip_option(options)
     named = [o for o in names_only(options) if o != b.me and o not in b.partners]
-    return named, skip
+    return named, skip, skip or SKIP
+
+
+def _loose_kill(ctx: Ctx, named: list[str], fallback: str) -> str | None:
+    """A careless pick when this choice is a sloppy one (see ``Ctx.sloppy``), else None."""
+    if not ctx.sloppy():
+        return None
+    return ctx.rng.choice(named) if named else fallback
 
 
 def _kill_choice(ctx: Ctx, named: list[str]) -> str | None:
@@ -72,14 +82,11 @@ def _kill_why(ctx: Ctx, target: str) -> str:
 
 
 def mafia_round1(ctx: Ctx) -> Decision:
-    b, rng = ctx.board, ctx.rng
-    named, skip = _kill_options(ctx)
-    fallback = skip or SKIP
-    if ctx.sloppy():
-        choice = rng.choice(named) if named else fallback
-        return decision_with(
-            {"target": choice, "message": f"Let us take {choice}."}, "Kill.", "A loose pick."
-        )
+    b = ctx.board
+    named, skip, fallback = _kill_options(ctx)
+    loose = _loose_kill(ctx, named, fallback)
+    if loose is not None:
+        return decision_with({"target": loose, "message": f"Let us take {loose}."}, "Kill.", "A loose pick.")
     allowed = (*named, skip)
     earlier = [p for p in ctx.view.proposals if p.speaker in b.partners and p.target in allowed]
     mine = _kill_choice(ctx, named)
@@ -99,13 +106,12 @@ def mafia_round1(ctx: Ctx) -> Decision:
 
 
 def mafia_round2(ctx: Ctx) -> Decision:
-    b, rng = ctx.board, ctx.rng
-    named, skip = _kill_options(ctx)
-    fallback = skip or SKIP
-    if ctx.sloppy():
-        choice = rng.choice(named) if named else fallback
-        return decision_with({"target": choice}, "Kill.", "A loose pick.")
-    team = b.partners | {b.me}
+    b = ctx.board
+    named, skip, fallback = _kill_options(ctx)
+    loose = _loose_kill(ctx, named, fallback)
+    if loose is not None:
+        return decision_with({"target": loose}, "Kill.", "A loose pick.")
+    team = b.team
     proposals = [p for p in ctx.view.proposals if p.speaker in team and p.target in (*named, skip)]
     if proposals and ctx.view.action != "night_kill":
         counts = Counter(p.target for p in proposals)

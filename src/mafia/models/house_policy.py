@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from mafia.actions import ACTION_SCHEMAS, ActionBase
 from mafia.models import house_day as day
 from mafia.models import house_night as night
 from mafia.models.house_board import assess
@@ -17,14 +18,14 @@ from mafia.models.house_reading import PromptView
 from mafia.models.house_speech import style_for
 from mafia.models.house_tactics import Ctx, Decision, Knobs, private_note
 
-__all__ = ["Decision", "Knobs", "decide"]
+__all__ = ["FIELDS_OF", "Decision", "Knobs", "decide"]
 
 
 def decide(view: PromptView, props: frozenset[str], rng: random.Random, knobs: Knobs) -> Decision:
     """Decide the prompt's task; ``props`` are the bound schema's field names (used only when the
     prompt names no task)."""
     action = view.action
-    if not action or props & _CHOICE_FIELDS - _FIELDS_OF.get(action, frozenset()):
+    if not action or props & _CHOICE_FIELDS - FIELDS_OF.get(action, frozenset()):
         # No task named, or the bound schema asks for another action's fields: go by the schema.
         action = _infer_action(view, props)
     board = assess(view)
@@ -36,19 +37,11 @@ def decide(view: PromptView, props: frozenset[str], rng: random.Random, knobs: K
     return decision
 
 
-_FIELDS_OF: dict[str, frozenset[str]] = {
-    "speak": frozenset({"speech", "nomination"}),
-    "vote": frozenset({"vote"}),
-    "revote": frozenset({"vote"}),
-    "defense": frozenset({"speech"}),
-    "last_words": frozenset({"speech"}),
-    "night_zero": frozenset({"plan"}),
-    "mafia_round1": frozenset({"target", "message"}),
-    "mafia_round2": frozenset({"target"}),
-    "night_kill": frozenset({"target"}),
-    "protect": frozenset({"target"}),
-    "investigate": frozenset({"target"}),
+FIELDS_OF: dict[str, frozenset[str]] = {
+    kind.value: frozenset(schema.model_fields) - frozenset(ActionBase.model_fields)
+    for kind, schema in ACTION_SCHEMAS.items()
 }
+"""Each action's own answer fields (beyond the reasoning fields every action shares)."""
 _CHOICE_FIELDS = frozenset({"nomination", "vote", "target", "plan"})
 
 

@@ -9,6 +9,7 @@ reports and accusations. Any line may be missing: the reader then simply knows l
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -124,6 +125,7 @@ class _Section(NamedTuple):
     plans: tuple[tuple[str, str], ...]
     claims: tuple[tuple[str, str, int], ...]
     accusations: tuple[tuple[str, str, int], ...]
+    nights: tuple[tuple[int, str | None], ...]  # night outcomes: (night, victim or None)
     fixed: tuple[tuple[str, str], ...]  # (line kind, line) for the state and task lines
     last_day: int  # the last "Day N" line's N (0 if none)
 
@@ -133,7 +135,6 @@ _FIXED_PREFIXES = (
     ("Round: ", "round"),
     ("Living: ", "living"),
     ("Dead: ", "dead"),
-    ("Night ", "night"),
     ("Your Mafia partners: ", "partners"),
     ("Tied players: ", "tied"),
     ("Nominees: ", "nominees"),
@@ -149,6 +150,7 @@ def _read_section(body: str) -> _Section:
     plans: list[tuple[str, str]] = []
     claims: list[tuple[str, str, int]] = []
     accusations: list[tuple[str, str, int]] = []
+    nights: list[tuple[int, str | None]] = []
     fixed: list[tuple[str, str]] = []
     day = 0  # from the nearest "Day N" line above
     for line in body.split("\n"):
@@ -162,8 +164,8 @@ def _read_section(body: str) -> _Section:
                 m = a.RESULT_LINE.match(line)
                 if m:
                     results.append((int(m["night"]), m["target"], m["result"]))
-                elif a.NIGHT_DEATH_LINE.match(line[2:]):
-                    fixed.append(("night", line[2:]))  # a night's outcome in recent events
+                else:
+                    _night_outcome(line[2:], nights)  # a night's outcome in recent events
             elif " proposed " in line:
                 m = a.PROPOSAL_LINE.match(line)
                 if m:
@@ -191,6 +193,8 @@ def _read_section(body: str) -> _Section:
                 ballots.append((line, tuple((v, t, day) for v, t in pairs if v and t)))
         elif a.GAME_OVER_HINT in line:
             fixed.append(("game_over", line))
+        elif line.startswith("Night "):
+            _night_outcome(line, nights)
         else:
             for prefix, kind in _FIXED_PREFIXES:
                 if line.startswith(prefix):
@@ -204,9 +208,19 @@ def _read_section(body: str) -> _Section:
         tuple(plans),
         tuple(claims),
         tuple(accusations),
+        tuple(nights),
         tuple(fixed),
         day,
     )
+
+
+def _night_outcome(line: str, nights: list[tuple[int, str | None]]) -> None:
+    """Add the night outcome ``line`` states (if it is one) as (night, victim or None)."""
+    m = a.NIGHT_DEATH_LINE.match(line)
+    if m:
+        # The pattern's victim group also matches "no one" (its first branch is tried first).
+        victim = m["victim"] if m["victim"] != "no one" else None
+        nights.append((int(m["night"]), victim))
 
 
 @lru_cache(maxsize=256)
@@ -264,7 +278,7 @@ def read_prompt(text: str) -> PromptView:
     said_elsewhere: list[tuple[str, SaidLine]] = []
     ballots_elsewhere: list[tuple[str, tuple[tuple[str, str, int], ...]]] = []
     fixed: dict[str, str] = {}
-    night_deaths: list[str] = []
+    night_deaths: list[tuple[int, str | None]] = []
     results: dict[tuple[int, str], str] = {}
     memory = ""
     for header, body in _sections(text):
@@ -294,17 +308,16 @@ def read_prompt(text: str) -> PromptView:
             view.plans.extend(sec.plans)
             view.claims.extend(sec.claims)
             view.accusations.extend(sec.accusations)
+            night_deaths.extend(sec.nights)
             for kind, line in sec.fixed:
-                if kind == "night":
-                    night_deaths.append(line)
-                elif kind == "targets":
+                if kind == "targets":
                     fixed["targets"] = line
                     if is_task:
                         fixed["task_targets"] = line
                 else:
                     fixed.setdefault(kind, line)
     view.results = [(night, target, result) for (night, target), result in results.items()]
-    _read_fixed(view, fixed, fixed.get("task_targets"), night_deaths)
+    _read_fixed(view, fixed, night_deaths)
     view.today = view.round if view.phase == "Day" else max((s.day for s in view.said), default=0)
     # Lines only found outside the transcript (recent events) are today's.
     for raw, said in said_elsewhere:
@@ -330,41 +343,40 @@ def read_prompt(text: str) -> PromptView:
     return view
 
 
-def _read_fixed(
-    view: PromptView, fixed: dict[str, str], task_targets: str | None, night_deaths: list[str]
-) -> None:
-    chosen = task_targets or fixed.get("targets")
+def _field(pattern: re.Pattern[str], group: str, line: str) -> str:
+    """The ``group`` of an anchor ``pattern`` on ``line`` (a line picked by the pattern's prefix)."""
+    m = pattern.match(line)
+    return m[group] if m else ""
+
+
+def _read_fixed(view: PromptView, fixed: dict[str, str], night_deaths: list[tuple[int, str | None]]) -> None:
+    chosen = fixed.get("task_targets") or fixed.get("targets")
     if chosen is not None:
-        view.targets = _names_of(chosen[len("Valid targets: ") :])
+        view.targets = _names_of(_field(a.TARGETS_LINE, "targets", chosen))
     m = a.ROUND_LINE.match(fixed.get("round", ""))
     if m:
         view.phase, view.round = m["phase"], int(m["number"])
     if "living" in fixed:
-        view.living = _names_of(fixed["living"][len("Living: ") :])
+        view.living = _names_of(_field(a.LIVING_LINE, "names", fixed["living"]))
     if "dead" in fixed:
         view.dead_listed = True
         view.dead = [
             (d["name"], "night" if d["how"] == "night" else "day", int(d["round"]))
-            for d in a.DEAD_ENTRY.finditer(fixed["dead"][len("Dead: ") :])
+            for d in a.DEAD_ENTRY.finditer(_field(a.DEAD_LINE, "entries", fixed["dead"]))
         ]
     living = set(view.living)
-    for line in night_deaths:
-        m = a.NIGHT_DEATH_LINE.match(line)
-        if m is None:
-            continue
-        # The pattern's victim group also matches "no one" (its first branch is tried first).
-        victim = m["victim"] if m["victim"] != "no one" else None
+    for night, victim in night_deaths:
         if not victim:
-            view.quiet_nights.add(int(m["night"]))
+            view.quiet_nights.add(night)
         elif victim not in living and all(d[0] != victim for d in view.dead):
-            view.dead.append((victim, "night", int(m["night"])))
+            view.dead.append((victim, "night", night))
     view.dead = [d for d in view.dead if d[0] not in living]
     if "partners" in fixed:
         _read_partners(view, fixed["partners"])
     if "tied" in fixed:
-        view.tied = _names_of(fixed["tied"][len("Tied players: ") :])
+        view.tied = _names_of(_field(a.TIED_LINE, "names", fixed["tied"]))
     if "nominees" in fixed:
-        view.nominees = _names_of(fixed["nominees"][len("Nominees: ") :])
+        view.nominees = _names_of(_field(a.NOMINEES_LINE, "names", fixed["nominees"]))
     view.game_over = "game_over" in fixed
 
 

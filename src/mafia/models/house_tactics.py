@@ -10,10 +10,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mafia.models.house_board import SKIP, Board, assess
+from mafia.models.house_board import Board, assess
 from mafia.models.house_reading import PromptView
 from mafia.models.house_speech import Style, line
 from mafia.models.house_text import names_pattern
+from mafia.prompts.anchors import NONE
+from mafia.rules import SKIP
 
 _VAGUE_WHY = (
     "their story does not add up",
@@ -21,7 +23,7 @@ _VAGUE_WHY = (
     "something in their tone is off",
     "they have been careful in a way that worries me",
 )
-_NO_CHOICE = {"", "none", "null", SKIP}
+_NO_CHOICE = {"", NONE, "null", SKIP}
 # How much the bandwagon (nominations and accusations by others) counts next to the evidence.
 FOLLOW_NOMINATE, FOLLOW_READ, FOLLOW_VOTE = 0.35, 0.5, 0.7
 
@@ -104,6 +106,11 @@ def listed_options(ctx: Ctx) -> list[str]:
     return [*ctx.board.others, SKIP]
 
 
+def skip_option(options: Sequence[str]) -> str | None:
+    """The skip option as ``options`` spell it (matched in any case), or None if absent."""
+    return next((o for o in options if o.lower() == SKIP), None)
+
+
 def names_only(options: Sequence[str]) -> list[str]:
     """The player names among the options (no "skip" or "none")."""
     return [o for o in options if o.lower() not in _NO_CHOICE]
@@ -170,7 +177,7 @@ def detective_report(ctx: Ctx) -> list[str]:
 def exposing_claimants(ctx: Ctx) -> list[str]:
     """Detective claimants (not on the team) whose findings name a Mafia player."""
     b = ctx.board
-    team = b.partners | {b.me}
+    team = b.team
     out: list[str] = []
     for claimant, target, result in b.findings:
         if (
@@ -201,7 +208,7 @@ def plan_target(ctx: Ctx, cands: Sequence[str]) -> str | None:
 
 def counterclaimer(ctx: Ctx) -> str | None:
     """The living teammate the plans designate to counterclaim Detective ("X counterclaims")."""
-    team = tuple(sorted({*ctx.board.partners, ctx.board.me}))
+    team = tuple(sorted(ctx.board.team))
     pattern = names_pattern(team)
     if pattern is None:
         return None
@@ -217,7 +224,7 @@ def counterclaimer(ctx: Ctx) -> str | None:
 def danger_scores(ctx: Ctx) -> dict[str, float]:
     """How much each non-Mafia player threatens the Mafia (for kills and day pushes)."""
     b = ctx.board
-    team = b.partners | {b.me}
+    team = b.team
     table = ctx.table
     danger = {p: 0.0 for p in b.others if p not in team}
     for p in danger:

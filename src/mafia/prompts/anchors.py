@@ -126,12 +126,6 @@ def format_claim(player: str, role: str, day: int | None = None) -> str:
     return f"- {player} claimed {role}{tail}"
 
 
-def format_accusation(accuser: str, accused: str, day: int | None = None) -> str:
-    """A claims-ledger line: ``accuser`` pointed at ``accused`` as suspicious."""
-    tail = f" (day {day})" if day is not None else ""
-    return f"- {accuser} accused {accused}{tail}"
-
-
 # ---- additional anchors (the context builder's other fixed lines) ------------------------------
 
 FIELD_GUIDE = "[ANSWER FIELD GUIDE]"
