@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,24 @@ def test_same_seed_gives_byte_identical_logs(tmp_path: Path, players: int, seed:
         second = (tmp_path / "b" / game / name).read_bytes()
         assert first, name
         assert first == second, name
+
+
+def test_logs_do_not_depend_on_the_process_hash_seed(tmp_path: Path) -> None:
+    """Separate processes (as separate runs of ``mafia play`` are) with different string hashing."""
+    script = (
+        "import sys\n"
+        "from mafia.models.house import HouseModel\n"
+        "from mafia.runner import run_game\n"
+        "for players, seed in ((12, 4), (16, 5)):\n"
+        "    run_game({'seed': seed, 'players': players}, model=HouseModel(seed=seed), out_dir=sys.argv[1])\n"
+    )
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "LANGSMITH_TRACING": "false"}
+        subprocess.run([sys.executable, "-c", script, str(tmp_path / hash_seed)], env=env, check=True)
+    for game in ("game-12p-seed4", "game-16p-seed5"):
+        for name in ("events.jsonl", "prompts.jsonl"):
+            first = (tmp_path / "1" / game / name).read_bytes()
+            assert first and first == (tmp_path / "2" / game / name).read_bytes(), f"{game}/{name}"
 
 
 def test_logs_are_written_as_the_game_goes(tmp_path: Path) -> None:

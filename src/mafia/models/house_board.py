@@ -348,7 +348,7 @@ def _votes(board: Board, view: PromptView) -> None:
         elif target in board.cleared or board.trust.get(target, 0.0) >= 0.6:
             board.add(voter, 1.2, "they voted against a cleared player", f"voted {target}")
     for ballots in by_day.values():
-        for m in board.known_mafia:
+        for m in sorted(board.known_mafia):
             t = ballots.get(m)
             if t is None or t == SKIP:
                 continue

@@ -66,7 +66,7 @@ def _speak_town(ctx: Ctx, cands: list[str]) -> tuple[list[str], str | None, str,
     revealed = False
     if b.role == "Detective":
         found = mafia_found_alive(b, cands)
-        liars = [c for c in b.liars if c in cands]
+        liars = sorted(c for c in b.liars if c in cands)
         cleared = [t for t, r in b.my_results.items() if r == "Not Mafia"]
         endangered = [t for t in cleared if b.nominations_today[t] >= 2]
         if (
