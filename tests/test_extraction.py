@@ -97,3 +97,26 @@ def test_names_are_matched_whole() -> None:
     players = [f"Player {k}" for k in range(1, 13)]
     assert extract("Player 12 is Mafia.", "Player 3", players).accused == ("Player 12",)
     assert extract("Player 1 is Mafia.", "Player 3", players).accused == ("Player 1",)
+
+
+@pytest.mark.parametrize(
+    ("text", "accused", "claims"),
+    [
+        ("Don't vote Player 2.", [], []),
+        ("I'm the Doctor.", [], [Role.DOCTOR]),
+        ("I'm just a townie, Player 3 is suspicious.", ["Player 3"], [Role.TOWN]),
+        ("I've checked Player 5: Mafia.", [], [Role.DETECTIVE]),
+        ("I won't vote Player 4, I'm the Detective.", [], [Role.DETECTIVE]),
+        ("I don't think Player 4, Player 5 or Player 6 are suspicious.", [], []),
+        ("I don't believe the case, Player 4 is lying.", [], []),
+        ("I didn't say I'm the Doctor.", [], []),
+        ("Player 2 isn't suspicious, but I can't trust Player 6.", ["Player 6"], []),
+    ],
+)
+def test_curly_apostrophes_read_like_ascii(text: str, accused: list[str], claims: list[Role]) -> None:
+    """A typographic apostrophe (’) reads exactly like "'" in negations, claims and pushes."""
+    players = [f"Player {k}" for k in range(1, 9)]
+    ascii_reading = extract(text, "Player 1", players)
+    curly_reading = extract(text.replace("'", "\u2019"), "Player 1", players)
+    assert list(ascii_reading.accused) == accused and list(ascii_reading.claims) == claims
+    assert curly_reading == ascii_reading

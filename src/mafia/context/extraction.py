@@ -45,6 +45,7 @@ _JUST_A = re.compile(rf"(?:^|[,;]\s*)(?:just|only|simply)\s+(?:a|an)\s+(?:\w+\s+
 # "I am the Mafia's worst nightmare: the Detective."
 _NIGHTMARE = re.compile(rf"\bworst\s+nightmare\s*[:,-]\s*(?:the\s+)?(?:{_ROLE_ALT})\b", re.I)
 _NAME = "§"  # names are masked as §k§ before the action patterns run
+_CURLY_APOSTROPHE = "\u2019"  # read as "'" (after the names are masked)
 _INVESTIGATED = re.compile(
     r"\bi(?:'ve|\s+have)?\s+(?:investigated|checked|inspected|looked\s+into)\s+§\d+§"
     r"|\bmy\s+(?:investigation|check|result)s?\s+(?:on|of|into|for)\s+§\d+§"
@@ -61,7 +62,7 @@ _HYPOTHETICAL = re.compile(r"^\s*(?:if|suppose|imagine|what if|pretend|hypotheti
 
 _SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[?!])(?=\S)")
 _CLAUSE_CUT = re.compile(r",?\s+\b(?:but|however|though|although|whereas|while)\b\s*,?|;|:\s+", re.I)
-_TOKEN = re.compile(r"§\d+§|[a-z0-9]+(?:['’-][a-z]+)*", re.I)
+_TOKEN = re.compile(r"§\d+§|[a-z0-9]+(?:['-][a-z]+)*", re.I)
 
 # Words that point suspicion at the players a clause names (+1 each).
 _SUSPICION = _words(
@@ -152,11 +153,17 @@ def _mask(text: str, players: tuple[str, ...]) -> tuple[str, list[str]]:
     return pattern.sub(sub, text), found
 
 
+def _is_negator(token: str) -> bool:
+    """Whether a token negates what follows it ("not", "never", "don't", any "...n't")."""
+    word = token.lower()
+    return word in _NEGATORS or word.endswith("n't")
+
+
 def _denied(sentence: str, start: int) -> bool:
     """Whether a claim at ``start`` is under a denial in its own phrase ("I never said I...")."""
     phrase = re.split(r"[,;]", sentence[:start])[-1]
     before = _TOKEN.findall(phrase)[-4:]
-    return any(t.lower() in _NEGATORS or t.lower().endswith("n't") for t in before)
+    return any(_is_negator(t) for t in before)
 
 
 def _claims(masked: str) -> list[Role]:
@@ -182,10 +189,10 @@ def _polarity(tokens: list[str], scoped_negation: bool) -> int:
     score = 0
     last_negator = -100
     for i, token in enumerate(tokens):
-        word = token.lower().replace("’", "'")
-        if word in _NEGATORS or word.endswith("n't"):
+        if _is_negator(token):
             last_negator = i
             continue
+        word = token.lower()
         sign = 0
         if word in _SUSPICION:
             sign = 1
@@ -219,7 +226,7 @@ def _pushes(segment: str, names: list[str]) -> dict[str, int]:
         for match in pattern.finditer(segment):
             target = match.group("name")
             before = _TOKEN.findall(segment[: match.start()])[-3:]
-            negated = any(t.lower() in _NEGATORS or t.lower().endswith("n't") for t in before)
+            negated = any(_is_negator(t) for t in before)
             key = names[int(target.strip(_NAME))] if target.startswith(_NAME) else _PRONOUN_KEY
             found[key] = -2 if negated else 2
     return found
@@ -299,6 +306,9 @@ def _accusations(masked: str, names: list[str], speaker: str) -> list[str]:
 @lru_cache(maxsize=16_384)
 def _extract(text: str, speaker: str, players: tuple[str, ...]) -> Extraction:
     masked, names = _mask(text, players)
+    # Typographic apostrophes read as ASCII ones ("I’m", "don’t"); names are masked first, so
+    # they are matched as written.
+    masked = masked.replace(_CURLY_APOSTROPHE, "'")
     return Extraction(accused=tuple(_accusations(masked, names, speaker)), claims=tuple(_claims(masked)))
 
 
