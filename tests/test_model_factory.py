@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import weakref
 
+import pytest
+
 from mafia.actions import SpeakAction, VoteAction
 from mafia.models import factory
 from mafia.models.house import HouseModel
@@ -28,3 +30,15 @@ def test_a_long_run_of_new_models_does_not_keep_them_all() -> None:
     gc.collect()
     assert len(factory._structured) <= factory.STRUCTURED_CACHE_SIZE
     assert gone() is None
+
+
+@pytest.mark.parametrize("spec", ["house:--5", "house:²", "house:-", "house:5a", "house: 5"])
+def test_a_malformed_house_seed_is_a_spec_error(spec: str) -> None:
+    """Not a bare ValueError from int() (a traceback in the CLI): a ModelSpecError saying why."""
+    with pytest.raises(factory.ModelSpecError, match="the house seed must be an integer"):
+        factory.resolve_model(spec)
+
+
+@pytest.mark.parametrize(("spec", "seed"), [("house", 0), ("house:7", 7), ("house:-5", -5)])
+def test_a_house_spec_gives_its_seed(spec: str, seed: int) -> None:
+    assert factory.parse_house_seed(spec) == seed

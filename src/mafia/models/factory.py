@@ -7,6 +7,7 @@ OpenAI-compatible server through ``OPENAI_BASE_URL``), or any ``provider:model``
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -40,7 +41,7 @@ def parse_house_seed(spec: str) -> int | None:
         return None
     if not seed:
         return 0
-    if not seed.lstrip("-").isdigit():
+    if not re.fullmatch(r"-?[0-9]+", seed):  # ASCII digits only: int() refuses "²" and "--5"
         raise ModelSpecError(f"model {spec!r}: the house seed must be an integer; {SPEC_HELP}")
     return int(seed)
 
