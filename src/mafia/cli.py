@@ -106,13 +106,13 @@ def play_through(
         console.print("[bold red]stopped.[/]")
         resume_hint = hint()
         if resume_hint:
-            console.print(f"Go on with: {resume_hint}")
+            console.print(f"Go on with: {resume_hint}", soft_wrap=True)
         raise typer.Exit(code=130) from None
     except Exception as exc:
         console.print(f"[bold red]error:[/] the game stopped: {type(exc).__name__}: {exc}")
         resume_hint = hint()
         if resume_hint:
-            console.print(f"It is checkpointed. Go on with: {resume_hint}")
+            console.print(f"It is checkpointed. Go on with: {resume_hint}", soft_wrap=True)
         raise typer.Exit(code=1) from None
 
 
@@ -161,10 +161,10 @@ def play(
     def started(new_id: str) -> None:
         nonlocal run_id, hint
         run_id = new_id
-        console.print(f"[dim]Game {run_id}: logs in {out / run_id}/[/]")
+        console.print(f"[dim]Game {run_id}: logs in {out / run_id}/[/]", soft_wrap=True)
         if checkpoint:
             hint = resume_command(run_id, out, model, seats, max_retries)
-            console.print(f"[dim]If it stops, go on with: {hint}[/]")
+            console.print(f"[dim]If it stops, go on with: {hint}[/]", soft_wrap=True)
 
     kwargs: dict[str, Any] = {
         "model": model,
