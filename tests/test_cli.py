@@ -124,6 +124,10 @@ def test_runs_lists_each_game_with_its_state_and_resume_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert runner.invoke(app, ["runs", "--out", str(tmp_path)]).exit_code == 2
+    (tmp_path / "checkpoints.sqlite").write_text("not a database")
+    corrupt = runner.invoke(app, ["runs", "--out", str(tmp_path)])
+    assert corrupt.exit_code == 2 and "is not a checkpoint file" in corrupt.output, corrupt.output
+    (tmp_path / "checkpoints.sqlite").unlink()
     assert runner.invoke(app, ["play", "--seed", "1", "--quiet", "--out", str(tmp_path)]).exit_code == 0
     monkeypatch.setenv("OPENAI_API_KEY", "unused")
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shlex
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -231,7 +232,10 @@ def runs(out: OutOption = Path("runs")) -> None:
     database = out / CHECKPOINT_FILE
     if not database.exists():
         raise _fail(console, f"no checkpoints at {database} (use --out with the folder the games used)")
-    threads = saved_threads(database)
+    try:
+        threads = saved_threads(database)
+    except sqlite3.DatabaseError as exc:
+        raise _fail(console, f"{database} is not a checkpoint file ({exc})") from None
     if not threads:
         console.print(f"No games in {database}.")
         return
