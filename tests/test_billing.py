@@ -134,16 +134,6 @@ def test_a_record_is_billed_per_call_and_in_total() -> None:
     assert record["billed_tokens"] == first["billed_tokens"] + second["billed_tokens"]
 
 
-def test_a_resumed_log_counts_the_calls_already_written(tmp_path: Path) -> None:
-    log = tmp_path / "prompts.jsonl"
-    written = GameCache().bill(_record(BASE))
-    odd = ["[]", '{"attempts": 3}', '{"attempts": [1, {"prefix_keys": 7}]}']
-    log.write_text("\n".join([*odd, json.dumps(written), '{"torn": ']), encoding="utf-8")
-    cache = GameCache()
-    cache.replay(log)
-    assert cache.bill(_record(BASE[:1300]))["cached_tokens"] == 1280
-
-
 # ---- tokens of a call as sent ----------------------------------------------------------------
 
 

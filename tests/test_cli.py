@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from fakes import free_port
 from mafia.cli import app
+from mafia.runner import RunLock
 
 runner = CliRunner()
 
@@ -107,3 +108,53 @@ def test_resume_names_what_is_missing(tmp_path: Path) -> None:
     assert runner.invoke(app, ["play", "--seed", "1", "--quiet", "--out", str(tmp_path)]).exit_code == 0
     unknown = runner.invoke(app, ["resume", "nope", "--out", str(tmp_path)])
     assert unknown.exit_code == 2 and "no checkpointed game with thread id 'nope'" in unknown.output
+
+
+def test_the_run_id_and_resume_command_come_before_the_first_turn(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["play", "--seed", "2", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    command = f"mafia resume game-7p-seed2 --out {tmp_path} --model house --max-retries 2"
+    assert out.index("Game game-7p-seed2: logs in") < out.index(command) < out.index("Day 1")
+    again = runner.invoke(app, ["play", "--seed", "2", "--quiet", "--out", str(tmp_path)])
+    assert "Game game-7p-seed2-2: logs in" in again.output
+
+
+def test_runs_lists_each_game_with_its_state_and_resume_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert runner.invoke(app, ["runs", "--out", str(tmp_path)]).exit_code == 2
+    (tmp_path / "checkpoints.sqlite").write_text("not a database")
+    corrupt = runner.invoke(app, ["runs", "--out", str(tmp_path)])
+    assert corrupt.exit_code == 2 and "is not a checkpoint file" in corrupt.output, corrupt.output
+    (tmp_path / "checkpoints.sqlite").unlink()
+    assert runner.invoke(app, ["play", "--seed", "1", "--quiet", "--out", str(tmp_path)]).exit_code == 0
+    monkeypatch.setenv("OPENAI_API_KEY", "unused")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
+    args = ["play", "--seed", "1", "--quiet", "--seat-model", "2=openai:m", "--out", str(tmp_path)]
+    assert runner.invoke(app, args).exit_code == 1
+    listed = runner.invoke(app, ["runs", "--out", str(tmp_path)])
+    assert listed.exit_code == 0, listed.output
+    lines = listed.output.splitlines()
+    assert re.fullmatch(r"game-7p-seed1  finished: (town|mafia) won  \(\d+ events\)", lines[0])
+    assert re.fullmatch(
+        r"game-7p-seed1-2  stopped at (night zero|day \d+|night \d+)  \(\d+ events\)", lines[1]
+    )
+    command = f"mafia resume game-7p-seed1-2 --out {tmp_path} --model house --seat-model 2=openai:m"
+    assert lines[2].strip() == f"{command} --max-retries 2"
+    assert len(lines) == 3
+
+
+def test_resume_refuses_a_game_another_process_is_playing(tmp_path: Path) -> None:
+    assert runner.invoke(app, ["play", "--seed", "1", "--quiet", "--out", str(tmp_path)]).exit_code == 0
+    folder = tmp_path / "game-7p-seed1"
+    before = (folder / "events.jsonl").read_bytes()
+    lock = RunLock(folder)
+    lock.acquire()
+    try:
+        busy = runner.invoke(app, ["resume", "game-7p-seed1", "--out", str(tmp_path)])
+    finally:
+        lock.release()
+    assert busy.exit_code == 2 and "in use by another process" in busy.output, busy.output
+    assert "Traceback" not in busy.output
+    assert (folder / "events.jsonl").read_bytes() == before

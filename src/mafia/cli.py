@@ -1,10 +1,10 @@
 """Command line: ``mafia play`` runs a game live in the terminal and writes its logs under ``runs/``;
-``mafia resume`` goes on with a checkpointed game that stopped."""
+``mafia resume`` goes on with a checkpointed game that stopped; ``mafia runs`` lists the games."""
 
 from __future__ import annotations
 
 import shlex
-import uuid
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,9 +14,21 @@ from rich.console import Console
 
 from mafia.display import GameView
 from mafia.models.factory import ModelSpecError, resolve_model
-from mafia.nodes.setup import config_from_input, game_id_for
+from mafia.nodes.setup import config_from_input
 from mafia.rules import ROLE_FIELDS, ConfigError
-from mafia.runner import is_saved, resume_game, run_game, sqlite_checkpointer
+from mafia.runner import (
+    LogConflict,
+    RunBusy,
+    RunExists,
+    game_status,
+    is_running,
+    is_saved,
+    read_run_file,
+    resume_game,
+    run_game,
+    saved_threads,
+    sqlite_checkpointer,
+)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="LLM players play Mafia on LangGraph.")
 
@@ -62,7 +74,8 @@ SeatModelOption = Annotated[list[str] | None, typer.Option(help="Per-seat model,
 RetriesOption = Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")]
 RevealOption = Annotated[bool, typer.Option(help="Show private night actions as they happen.")]
 QuietOption = Annotated[bool, typer.Option(help="Show only the setup and the result.")]
-OutOption = Annotated[Path, typer.Option(help="Folder for runs/<game_id>/ logs and checkpoints.")]
+OutOption = Annotated[Path, typer.Option(help="Folder for the runs' logs (OUT/<run id>/) and checkpoints.")]
+CHECKPOINT_FILE = "checkpoints.sqlite"
 
 
 def check_models(
@@ -81,21 +94,26 @@ def check_models(
 
 
 def play_through(
-    console: Console, run: Callable[[], dict[str, Any]], resume_hint: str | None
+    console: Console, run: Callable[[], dict[str, Any]], hint: Callable[[], str | None]
 ) -> dict[str, Any]:
     """Run a game; a failure that is not an answer (a provider outage, a revoked key) ends the
-    command with its cause and, when the game is checkpointed, how to go on."""
+    command with its cause and, when the game is checkpointed, how to go on (``hint``: known once
+    the run has its id)."""
     try:
         return run()
+    except (RunBusy, RunExists, LogConflict) as exc:
+        raise _fail(console, str(exc)) from None
     except KeyboardInterrupt:
         console.print("[bold red]stopped.[/]")
+        resume_hint = hint()
         if resume_hint:
-            console.print(f"Go on with: {resume_hint}")
+            console.print(f"Go on with: {resume_hint}", soft_wrap=True)
         raise typer.Exit(code=130) from None
     except Exception as exc:
         console.print(f"[bold red]error:[/] the game stopped: {type(exc).__name__}: {exc}")
+        resume_hint = hint()
         if resume_hint:
-            console.print(f"It is checkpointed. Go on with: {resume_hint}")
+            console.print(f"It is checkpointed. Go on with: {resume_hint}", soft_wrap=True)
         raise typer.Exit(code=1) from None
 
 
@@ -122,7 +140,10 @@ def play(
     out: OutOption = Path("runs"),
     checkpoint: Annotated[bool, typer.Option(help="Checkpoint every step to SQLite under --out.")] = True,
 ) -> None:
-    """Play one game, shown live; logs go to OUT/<game_id>/events.jsonl and prompts.jsonl."""
+    """Play one game, shown live; logs go to OUT/<run id>/events.jsonl and prompts.jsonl.
+
+    The run id is the game id (game-<players>p-seed<seed>), suffixed -2, -3... when earlier runs
+    under OUT took it: no run ever writes into another run's folder."""
     console = Console(highlight=False)
     setup: dict[str, Any] = {"seed": seed, "players": players, "round_cap": round_cap}
     if roles is not None:
@@ -130,36 +151,43 @@ def play(
     if names is not None:
         setup["names"] = [n.strip() for n in names.split(",")]
     try:
-        game_config = config_from_input(setup)
+        config_from_input(setup)
     except ConfigError as exc:
         raise _fail(console, f"invalid game setting {exc}") from None
     seats = check_models(console, model, seat_model, max_retries)
-    game_id = game_id_for(setup, game_config)
     view = GameView(console, reveal=reveal, quiet=quiet)
+    run_id = ""
+    hint: str | None = None
+
+    def started(new_id: str) -> None:
+        nonlocal run_id, hint
+        run_id = new_id
+        console.print(f"[dim]Game {run_id}: logs in {out / run_id}/[/]", soft_wrap=True)
+        if checkpoint:
+            hint = resume_command(run_id, out, model, seats, max_retries)
+            console.print(f"[dim]If it stops, go on with: {hint}[/]", soft_wrap=True)
+
     kwargs: dict[str, Any] = {
         "model": model,
         "seat_models": seats,
         "max_retries": max_retries,
         "out_dir": out,
+        "on_start": started,
         "on_event": view,
     }
-    thread_id = f"{game_id}-{uuid.uuid4().hex[:8]}"
     if checkpoint:
-        hint = resume_command(thread_id, out, model, seats, max_retries)
-        with sqlite_checkpointer(out / "checkpoints.sqlite") as saver:
-            final = play_through(
-                console, lambda: run_game(setup, checkpointer=saver, thread_id=thread_id, **kwargs), hint
-            )
+        with sqlite_checkpointer(out / CHECKPOINT_FILE) as saver:
+            final = play_through(console, lambda: run_game(setup, checkpointer=saver, **kwargs), lambda: hint)
     else:
-        final = play_through(console, lambda: run_game(setup, **kwargs), None)
-    console.print(f"[dim]Logs: {out / game_id}/  (thread {thread_id})[/]")
+        final = play_through(console, lambda: run_game(setup, **kwargs), lambda: None)
+    console.print(f"[dim]Logs: {out / run_id}/  (run {run_id})[/]")
     if final.get("winner") is None:
         raise typer.Exit(code=1)
 
 
 @app.command()
 def resume(
-    thread: Annotated[str, typer.Argument(help="The thread id `mafia play` printed.")],
+    thread: Annotated[str, typer.Argument(help="The run id `mafia play` printed (`mafia runs` lists them).")],
     out: OutOption = Path("runs"),
     model: ModelOption = "house",
     seat_model: SeatModelOption = None,
@@ -171,7 +199,7 @@ def resume(
     first); models are given again, as for play."""
     console = Console(highlight=False)
     seats = check_models(console, model, seat_model, max_retries)
-    database = out / "checkpoints.sqlite"
+    database = out / CHECKPOINT_FILE
     if not database.exists():
         raise _fail(console, f"no checkpoints at {database} (use --out with the folder the game used)")
     view = GameView(console, reveal=reveal, quiet=quiet)
@@ -191,7 +219,45 @@ def resume(
                 on_event=view,
             )
 
-        final = play_through(console, run, hint)
-    console.print(f"[dim]Logs: {out / final['game_id']}/  (thread {thread})[/]")
+        final = play_through(console, run, lambda: hint)
+    console.print(f"[dim]Logs: {out / thread}/  (run {thread})[/]")
     if final.get("winner") is None:
         raise typer.Exit(code=1)
+
+
+@app.command()
+def runs(out: OutOption = Path("runs")) -> None:
+    """List the games checkpointed under OUT: where each stands and the command that resumes it."""
+    console = Console(highlight=False)
+    database = out / CHECKPOINT_FILE
+    if not database.exists():
+        raise _fail(console, f"no checkpoints at {database} (use --out with the folder the games used)")
+    try:
+        threads = saved_threads(database)
+    except sqlite3.DatabaseError as exc:
+        raise _fail(console, f"{database} is not a checkpoint file ({exc})") from None
+    if not threads:
+        console.print(f"No games in {database}.")
+        return
+    with sqlite_checkpointer(database) as saver:
+        for thread in threads:
+            status = game_status(saver, thread)
+            if status["winner"] is not None:
+                state, command = f"finished: {status['winner']} won", ""
+            else:
+                where = "night zero" if status["round"] == 0 else f"{status['phase']} {status['round']}"
+                state = "running now" if is_running(out / thread) else f"stopped at {where}"
+                command = run_resume_command(thread, out)
+            console.print(f"{thread}  {state}  ({status['events']} events)")
+            if command:
+                console.print(f"    {command}", soft_wrap=True)
+
+
+def run_resume_command(thread: str, out: Path) -> str:
+    """The command that resumes ``thread`` with the models its run recorded (else the defaults)."""
+    recorded = read_run_file(out / thread)
+    model = recorded.get("model", "house")
+    seats = dict(recorded.get("seat_models", {}))
+    if any(spec.startswith("<") for spec in [model, *seats.values()]):  # given as Python objects
+        return f"mafia resume {thread} --out {shlex.quote(str(out))} --model MODEL ..."
+    return resume_command(thread, out, model, seats, int(recorded.get("max_retries", 2)))

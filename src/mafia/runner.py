@@ -6,11 +6,13 @@ specs), and optionally an output folder. It returns the final state with the eve
 
 from __future__ import annotations
 
+import copy
+import fcntl
 import json
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from itertools import count
 from pathlib import Path
 from typing import Any, cast
 
@@ -31,12 +33,57 @@ RECURSION_LIMIT = 20_000
 MAX_CONCURRENCY = 32
 
 
-class RunLog:
-    """Writes ``events.jsonl`` and ``prompts.jsonl`` of one game as it goes.
+class LogConflict(RuntimeError):
+    """A log on disk disagrees with the checkpointed game it belongs to (nothing was written)."""
 
-    Events are written in log order as soon as a step ends. Prompt records of simultaneous turns
-    arrive in completion order, so they are held until the step ends and written in seat order:
-    the files are byte-identical for the same seed whatever the timing.
+
+class LogFile:
+    """One JSONL log, grown by appending only: never truncated, never rewritten.
+
+    Lines are produced from the game's state from its first entry on. Bytes already on disk (from
+    an earlier run of the same game that stopped) are checked against them instead of written
+    again, and only the missing tail is appended, completing a line a kill cut short. So a resume
+    never leaves a log holding less than it held, and never duplicates a line.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.existing = path.read_bytes() if path.exists() else b""
+        self.position = 0
+        self.handle = path.open("ab")
+
+    def add(self, line: bytes) -> None:
+        """Log the next line: check the part already on disk, append the rest."""
+        end = self.position + len(line)
+        known = self.existing[self.position : end]
+        if line[: len(known)] != known:
+            raise LogConflict(
+                f"{self.path} differs from the checkpointed game at byte {self.position}; it was left "
+                "as it was: move it aside to have it written again from the checkpoint"
+            )
+        if len(known) < len(line):
+            self.handle.write(line[len(known) :])
+        self.position = end
+
+    def flush(self) -> None:
+        """Hand the appended lines to the operating system (they survive a kill of the process)."""
+        self.handle.flush()
+
+    def close(self) -> None:
+        """Close the file."""
+        self.handle.close()
+
+
+def _line(data: JSON) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+class RunLog:
+    """Writes ``events.jsonl`` and ``prompts.jsonl`` of one game from its state, step by step.
+
+    Both logs are read from checkpointed channels (``events`` and ``prompts``) after each step, so
+    the files hold exactly what a checkpoint holds, in the order the state holds it: byte-identical
+    for the same seed whatever the timing, and free of duplicates however often a game resumes.
     """
 
     def __init__(
@@ -44,72 +91,50 @@ class RunLog:
         folder: Path | None,
         on_event: Callable[[EventBase], None] | None = None,
         on_prompt: Callable[[JSON], None] | None = None,
-        *,
-        resume: bool = False,
     ):
-        """With ``resume``, the prompts file is appended to, and the events file is rewritten from
-        the first step on (until then, a run that fails at once leaves it as it was)."""
+        """Files already in ``folder`` (a game resumed) are checked and appended to, never truncated."""
         self.folder = folder
         self.on_event = on_event
         self.on_prompt = on_prompt
-        self.written = 0
-        self.pending: list[JSON] = []
+        self.events_seen = 0
+        self.prompts_seen = 0
         self.cache = GameCache()  # bills each record's calls in written order
-        self.lock = threading.Lock()
-        self._events: Any = None
-        self._prompts: Any = None
+        self._files: dict[str, LogFile] = {}
         if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-            if not resume:
-                self._events = (folder / "events.jsonl").open("w", encoding="utf-8")
-            else:
-                self.cache.replay(folder / "prompts.jsonl")
-            self._prompts = (folder / "prompts.jsonl").open("a" if resume else "w", encoding="utf-8")
+            self._files = {name: LogFile(folder / f"{name}.jsonl") for name in ("events", "prompts")}
 
-    def prompt(self, record: JSON) -> None:
-        """A turn finished (simultaneous turns call this from their own threads)."""
-        with self.lock:
-            self.pending.append(record)
-
-    def step(self, events: list[JSON]) -> None:
-        """A step ended: write the prompts it produced, then the events it added."""
-        self.flush_prompts()
-        if self._events is None and self.folder is not None:
-            self._events = (self.folder / "events.jsonl").open("w", encoding="utf-8")
-        for raw in events[self.written :]:
-            self._write(self._events, raw)
+    def step(self, values: Mapping[str, Any]) -> None:
+        """A step ended: write the prompt records and events it added to the state."""
+        prompts: list[JSON] = values.get("prompts", [])
+        for record in prompts[self.prompts_seen :]:
+            self.prompt(record)
+        self.prompts_seen = len(prompts)
+        events: list[JSON] = values.get("events", [])
+        for raw in events[self.events_seen :]:
+            self._write("events", raw)
             if self.on_event is not None:
                 self.on_event(parse_event(raw))
-        self.written = len(events)
+        self.events_seen = len(events)
+        for file in self._files.values():
+            file.flush()
 
-    @staticmethod
-    def _write(handle: Any, data: JSON) -> None:
-        if handle is not None:
-            handle.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
-            handle.flush()
+    def prompt(self, record: JSON) -> None:
+        """Every prompt record of the game passes here once, in its final order (a resumed run
+        passes the checkpointed ones again, which rebuilds the cache's view of earlier calls)."""
+        record = self.cache.bill(copy.deepcopy(record))
+        self._write("prompts", record)
+        if self.on_prompt is not None:
+            self.on_prompt(record)
 
-    def flush_prompts(self) -> None:
-        """Write the prompt records held so far, in seat order within their step."""
-        with self.lock:
-            pending, self.pending = self.pending, []
-        pending.sort(key=lambda r: (r["round"], r["action"], _order(r)))
-        for record in pending:
-            self.cache.bill(record)
-            self._write(self._prompts, record)
-            if self.on_prompt is not None:
-                self.on_prompt(record)
+    def _write(self, name: str, data: JSON) -> None:
+        file = self._files.get(name)
+        if file is not None:
+            file.add(_line(data))
 
     def close(self) -> None:
-        """Flush and close. After a failed step, its finished turns' records are kept too: the
-        checkpoint holds those turns, so a resumed run does not play them again."""
-        self.flush_prompts()
-        for handle in (self._events, self._prompts):
-            if handle is not None:
-                handle.close()
-
-
-def _order(record: JSON) -> int:
-    return int(record.get("seat", 0))
+        """Close the files."""
+        for file in self._files.values():
+            file.close()
 
 
 _compiled: dict[int, tuple[BaseCheckpointSaver[Any] | None, Any]] = {}
@@ -145,6 +170,94 @@ def sqlite_checkpointer(path: Path) -> Iterator[SqliteSaver]:
         conn.close()
 
 
+class RunExists(FileExistsError):
+    """A run id already names a game (a log folder or a checkpointed thread): it is never reused."""
+
+
+class RunBusy(RuntimeError):
+    """Another process is playing this game right now."""
+
+
+class RunLock:
+    """An exclusive OS lock on a run's folder, held while a process plays the game in it.
+
+    ``fcntl.flock`` on ``.lock`` in the folder: released by the OS when the process ends however it
+    ends, so a killed run never leaves a stale lock behind.
+    """
+
+    def __init__(self, folder: Path):
+        self.path = folder / LOCK_FILE
+        self._handle: Any = None
+
+    def acquire(self) -> None:
+        """Take the lock, or raise RunBusy at once if another process holds it."""
+        handle = self.path.open("a")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise RunBusy(
+                f"{self.path.parent} is in use by another process; wait for it to stop first"
+            ) from None
+        self._handle = handle
+
+    def release(self) -> None:
+        """Give the lock back."""
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+LOCK_FILE = ".lock"
+RUN_FILE = "run.json"
+
+
+def is_running(folder: Path) -> bool:
+    """Whether a process holds the lock of the run in ``folder`` (is playing it now)."""
+    if not (folder / LOCK_FILE).exists():
+        return False
+    lock = RunLock(folder)
+    try:
+        lock.acquire()
+    except RunBusy:
+        return True
+    lock.release()
+    return False
+
+
+def new_run(
+    out_dir: Path | None,
+    game_id: str,
+    checkpointer: BaseCheckpointSaver[Any] | None,
+    run_id: str | None = None,
+) -> tuple[str, RunLock | None]:
+    """Claim a run id no earlier game uses, with its log folder (created and locked).
+
+    Without ``run_id`` the first free one of ``game_id``, ``game_id-2``, ``game_id-3``... is taken;
+    a given ``run_id`` already in use is refused. Folders are claimed with an atomic ``mkdir``, so
+    simultaneous runs of one game get different ids.
+    """
+    candidates = [run_id] if run_id else (f"{game_id}-{n}" if n > 1 else game_id for n in count(1))
+    for candidate in candidates:
+        if checkpointer is not None and is_saved(checkpointer, candidate):
+            if run_id:
+                raise RunExists(f"a game with run id {run_id!r} is already checkpointed: resume it instead")
+            continue
+        if out_dir is None:
+            return candidate, None
+        folder = out_dir / candidate
+        try:
+            folder.mkdir(parents=True)
+        except FileExistsError:
+            if run_id:
+                raise RunExists(f"{folder} already exists: choose another run id or move it aside") from None
+            continue
+        lock = RunLock(folder)
+        lock.acquire()
+        return candidate, lock
+    raise AssertionError("unreachable: the candidates never run out")
+
+
 def run_game(
     config: Mapping[str, Any] | None = None,
     *,
@@ -155,6 +268,7 @@ def run_game(
     out_dir: str | Path | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     thread_id: str | None = None,
+    on_start: Callable[[str], None] | None = None,
     on_event: Callable[[EventBase], None] | None = None,
     on_prompt: Callable[[JSON], None] | None = None,
     run_config: RunnableConfig | None = None,
@@ -162,18 +276,52 @@ def run_game(
     """Play one game to the end and return the final state (``events``, ``winner``, ...).
 
     ``model`` plays every seat not in ``seat_models`` (keyed by seat number or player name); both
-    accept chat model instances or specs. With ``out_dir`` the logs go to ``out_dir/<game_id>/``;
-    ``on_event`` and ``on_prompt`` receive each event and prompt record as it is logged.
+    accept chat model instances or specs. Each run gets its own run id, the game's thread id in
+    ``checkpointer`` and its log folder ``out_dir/<run id>/``: ``thread_id`` if given (refused with
+    RunExists if in use), else the game id, suffixed ``-2``, ``-3``... when earlier runs took it.
+    ``on_start`` receives the run id before the first turn; ``on_event`` and ``on_prompt`` receive
+    each event and prompt record as it is logged.
     """
     setup = dict(config or {})
     game_config = config_from_input(setup)
     game_id = game_id_for(setup, game_config)
     context = _context(model, seat_models, policy, max_retries)
-    log = RunLog(Path(out_dir) / game_id if out_dir is not None else None, on_event, on_prompt)
-    start: InputState = {"config": cast(ConfigInput, setup)}
-    return _stream(
-        graph_for(checkpointer), start, _run_config(run_config, thread_id or game_id), context, log
-    )
+    out = Path(out_dir) if out_dir is not None else None
+    run_id, lock = new_run(out, game_id, checkpointer, thread_id)
+    try:
+        if out is not None:
+            run_file = {"run_id": run_id, "game_id": game_id, "config": setup, **_model_specs(context)}
+            (out / run_id / RUN_FILE).write_text(json.dumps(run_file, indent=1) + "\n", encoding="utf-8")
+        if on_start is not None:
+            on_start(run_id)
+        log = RunLog(out / run_id if out is not None else None, on_event, on_prompt)
+        start: InputState = {"config": cast(ConfigInput, setup)}
+        return _stream(graph_for(checkpointer), start, _run_config(run_config, run_id), context, log)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _model_specs(context: GameContext) -> dict[str, Any]:
+    """The run's models as specs (a model given as an instance is recorded by its class name)."""
+
+    def spec(model: ModelLike) -> str:
+        return model if isinstance(model, str) else f"<{type(model).__name__}>"
+
+    return {
+        "model": spec(context.model),
+        "seat_models": {seat: spec(m) for seat, m in context.seat_models.items()},
+        "max_retries": context.max_retries,
+    }
+
+
+def read_run_file(folder: Path) -> dict[str, Any]:
+    """What ``run_game`` recorded about the run in ``folder`` (empty if nothing readable)."""
+    try:
+        data = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 class GameNotFound(LookupError):
@@ -198,29 +346,56 @@ def resume_game(
     on_prompt: Callable[[JSON], None] | None = None,
     run_config: RunnableConfig | None = None,
 ) -> dict[str, Any]:
-    """Go on with a checkpointed game from its last completed step and return the final state.
+    """Go on with a checkpointed game from where it stopped and return the final state.
 
     Models are run-time context, so they are given again (they may differ from the first run's).
-    With ``out_dir``, ``events.jsonl`` is rewritten from the checkpointed log (the source of truth)
-    and then grows as before; ``prompts.jsonl`` is appended to. ``on_event`` sees the whole game,
-    the events before the resume first. A finished game is returned as it is.
+    With ``out_dir``, the logs in ``out_dir/<thread_id>/`` are checked against the checkpoint and
+    only their missing tail is appended (LogConflict if they disagree; nothing is truncated), under
+    the run's lock (RunBusy while another process plays it). ``on_event`` and ``on_prompt`` see the
+    whole game, the part before the resume first. A finished game is returned as it is.
     """
     graph = graph_for(checkpointer)
     cfg = _run_config(run_config, thread_id)
     if not is_saved(checkpointer, thread_id):
         raise GameNotFound(f"no checkpointed game with thread id {thread_id!r}")
-    snapshot = graph.get_state(cfg)
-    values = cast(dict[str, Any], snapshot.values)
     context = _context(model, seat_models, policy, max_retries)
-    folder = Path(out_dir) / values["game_id"] if out_dir is not None else None
-    log = RunLog(folder, on_event, on_prompt, resume=True)
-    if not snapshot.next:
-        log.step(values["events"])
-        log.close()
-        return values
-    # The snapshot's values include the finished turns of a failed step; the stream starts from
-    # the step's checkpoint instead, and its first chunk writes the log up to there.
-    return _stream(graph, None, cfg, context, log)
+    lock: RunLock | None = None
+    folder = Path(out_dir) / thread_id if out_dir is not None else None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = RunLock(folder)
+        lock.acquire()
+    try:
+        return _stream(graph, None, cfg, context, RunLog(folder, on_event, on_prompt))
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def game_status(checkpointer: BaseCheckpointSaver[Any], thread_id: str) -> dict[str, Any]:
+    """Where a checkpointed game stands: ``game_id``, ``winner``, ``round``, ``phase``, ``events``."""
+    snapshot = graph_for(checkpointer).get_state({"configurable": {"thread_id": thread_id}})
+    values = cast(dict[str, Any], snapshot.values)
+    return {
+        "game_id": values.get("game_id"),
+        "winner": values.get("winner"),
+        "round": values.get("round", 0),
+        "phase": values.get("phase", "night"),
+        "events": len(values.get("events", [])),
+    }
+
+
+def saved_threads(path: Path) -> list[str]:
+    """The thread ids of the games in a SQLite checkpoint file, oldest first."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT thread_id, MIN(rowid) FROM checkpoints WHERE checkpoint_ns = '' "
+            "GROUP BY thread_id ORDER BY MIN(rowid)"
+        ).fetchall()
+    finally:
+        conn.close()
+    return [str(row[0]) for row in rows]
 
 
 def _context(
@@ -229,7 +404,7 @@ def _context(
     policy: ContextPolicy | None,
     max_retries: int,
 ) -> GameContext:
-    """The run's context, checked before any log file is touched (``_stream`` connects the log)."""
+    """The run's context, checked before any log file is touched."""
     return GameContext(
         model=model,
         seat_models=dict(seat_models or {}),
@@ -247,20 +422,32 @@ def _run_config(run_config: RunnableConfig | None, thread_id: str) -> RunnableCo
     }
 
 
+# What the log writer reads after each step: the output and the prompt records.
+LOGGED_KEYS = ["game_id", "events", "winner", "prompts"]
+
+
 def _stream(
     graph: Any, start: InputState | None, cfg: RunnableConfig, context: GameContext, log: RunLog
 ) -> JSON:
-    """Stream the game to its end, logging each step; the final state.
+    """Stream the game to its end, logging each step; the final state (without the records).
 
-    Prompt records come through the context, not a "custom" stream: streaming "custom" makes
-    LangGraph run every task, even a lone sequential turn, on a worker thread.
+    With a checkpointer, each step's checkpoint is saved before the next step starts ("sync"
+    durability), and the logs are written after it: a log never holds a step that no checkpoint
+    holds, so a resume only ever appends to it.
     """
-    context.on_prompt = log.prompt
+    durability = {"durability": "sync"} if graph.checkpointer else {}
     final: dict[str, Any] = {}
     try:
-        for chunk in graph.stream(start, cfg, context=context, stream_mode="values"):
+        for chunk in graph.stream(
+            start, cfg, context=context, stream_mode="values", output_keys=LOGGED_KEYS, **durability
+        ):
             final = cast(dict[str, Any], chunk)
-            log.step(final.get("events", []))
+            log.step(final)
+        if start is None and not final:  # resuming a finished game: the stream has nothing to say
+            snapshot = graph.get_state(cfg)
+            if not snapshot.tasks:
+                final = cast(dict[str, Any], snapshot.values)
+                log.step(final)
     finally:
         log.close()
-    return final
+    return {key: value for key, value in final.items() if key != "prompts"}

@@ -7,14 +7,13 @@ resolved by ``mafia.models.factory``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 from pydantic import WithJsonSchema
-from pydantic.json_schema import SkipJsonSchema
 
 from mafia.context.policy import ContextPolicy
 
@@ -38,9 +37,6 @@ class GameContext:
     """Re-asks after a malformed or illegal answer before the legal fallback is applied."""
     policy: ContextPolicy = field(default_factory=ContextPolicy)
     """How each player's context is built (window, budget, full transcript)."""
-    on_prompt: SkipJsonSchema[Callable[[dict[str, Any]], None] | None] = None
-    """Receives each finished turn's prompt record (from the turn's thread). ``run_game`` sets it;
-    graph users can stream ``"custom"`` instead, which costs every turn a hand-off to a thread."""
 
     def __post_init__(self) -> None:
         # A context given as JSON (Studio, the API) arrives with the policy as a plain mapping.

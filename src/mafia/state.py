@@ -17,7 +17,8 @@ JSON = dict[str, Any]
 
 
 def append_events(log: list[JSON], batches: Sequence[list[JSON]]) -> list[JSON]:
-    """Fold batches of new events onto the log (batching-invariant, as DeltaChannel requires)."""
+    """Fold batches of new entries onto an append-only log (batching-invariant, as DeltaChannel
+    requires): the event log and the prompt records."""
     return [*log, *(event for batch in batches for event in batch)]
 
 
@@ -66,6 +67,10 @@ class GameState(TypedDict):
     """Stable id of this game (from the config or derived from the seed)."""
     events: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
     """The append-only event log (JSON-plain events); checkpoints store only the new events."""
+    prompts: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
+    """One record per finished turn (its prompt, attempts and choice), written in the same step as
+    the turn's events, so a checkpoint holds exactly the records of the turns it holds. Kept out of
+    the output: the run's log writer reads it and writes ``prompts.jsonl``."""
     seats: list[JSON]
     """Seat order with each player's secret role: ``{"seat", "name", "role"}``. Engine-only."""
     dead: list[str]

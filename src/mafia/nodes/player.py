@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph._internal._constants import CONFIG_KEY_DURABILITY
 from langgraph.config import get_config, get_stream_writer
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
@@ -279,16 +280,21 @@ def read_state(config: RunnableConfig, keys: list[str]) -> dict[str, Any]:
 
 
 def _play(
-    request: TurnRequest, game: dict[str, Any], config: RunnableConfig, runtime: Runtime[GameContext]
-) -> tuple[JSON, list[JSON]]:
-    """Run the player subgraph on the current log; hand on the prompt record.
+    request: TurnRequest, game: dict[str, Any], config: RunnableConfig
+) -> tuple[JSON, list[JSON], JSON]:
+    """Run the player subgraph on the current log.
 
-    Returns the finished turn and the player's own events (the thought, any fallback), which go
-    straight to the log: whatever applies the turn needs only its small choice.
+    Returns the finished turn, the player's own events (the thought, any fallback), which go
+    straight to the log (whatever applies the turn needs only its small choice), and the turn's
+    prompt record, which goes to the ``prompts`` channel in the same write as those events.
     """
     events = parsed_log(game["game_id"], game["events"])
+    # The subgraph has no checkpointer: it must not inherit the game's durability, or "sync"
+    # waits on a checkpoint save it never started (AttributeError '_put_checkpoint_fut').
+    configurable = {k: v for k, v in config.get("configurable", {}).items() if k != CONFIG_KEY_DURABILITY}
     run_config: RunnableConfig = {
         **config,
+        "configurable": configurable,
         "run_name": f"{request['player']} {request['action']}",
         "metadata": {
             **config.get("metadata", {}),
@@ -304,17 +310,14 @@ def _play(
     record = {"game_id": game["game_id"], **turn.pop("prompt_record")}
     own_events: list[JSON] = turn.pop("events")
     get_stream_writer()({"prompt": record})
-    on_prompt = game_context(runtime).on_prompt
-    if on_prompt is not None:
-        on_prompt(record)
-    return turn, own_events
+    return turn, own_events, record
 
 
 def player_turn(state: TurnRequest, runtime: Runtime[GameContext]) -> dict[str, Any]:
     """One player's turn in a simultaneous step: the turn waits in ``turns`` for the step's tally."""
     config = get_config()
-    turn, own_events = _play(state, read_state(config, ["game_id", "events"]), config, runtime)
-    return {"turns": {state["id"]: turn}, "events": own_events}
+    turn, own_events, record = _play(state, read_state(config, ["game_id", "events"]), config)
+    return {"turns": {state["id"]: turn}, "events": own_events, "prompts": [record]}
 
 
 ApplyTurn = Callable[[GameState, JSON], dict[str, Any]]
@@ -326,7 +329,8 @@ class TurnNode(Protocol):
     def __call__(self, state: TurnRequest, *, runtime: Runtime[GameContext]) -> dict[str, Any]: ...
 
 
-GAME_KEYS = list(GameState.__annotations__)
+# The prompt records are written, never read, by turns.
+GAME_KEYS = [key for key in GameState.__annotations__ if key != "prompts"]
 
 
 def applying(apply: ApplyTurn) -> TurnNode:
@@ -338,9 +342,9 @@ def applying(apply: ApplyTurn) -> TurnNode:
     def sequential_turn(state: TurnRequest, *, runtime: Runtime[GameContext]) -> dict[str, Any]:
         config = get_config()
         game = read_state(config, GAME_KEYS)
-        turn, own_events = _play(state, game, config, runtime)
+        turn, own_events, record = _play(state, game, config)
         update = apply(cast(GameState, game), turn)
-        return {**update, "events": [*own_events, *update.get("events", [])]}
+        return {**update, "events": [*own_events, *update.get("events", [])], "prompts": [record]}
 
     sequential_turn.__doc__ = f"One player's turn, applied by ``{apply.__name__}``."
     return sequential_turn
