@@ -58,7 +58,7 @@ def test_seat_models_and_roles(tmp_path: Path) -> None:
         (["--seat-model", "3"], "--seat-model"),
         (["--model", "nonsense"], "model 'nonsense'"),
         (["--model", "openai:gpt-4o-mini"], "OPENAI_API_KEY"),
-        (["--names", "Ann,Ann,Bo,Cy,Di,Ed,Flo"], "names: names must be unique"),
+        (["--names", "Ann,Ann,Bo,Cy,Di,Ed,Flo"], "names: names must differ apart from case"),
         (["--round-cap", "0"], "round_cap"),
     ],
 )
