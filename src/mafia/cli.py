@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import shlex
+import signal
+import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +19,7 @@ from mafia.checks import check_checkpoint_file, check_out_dir, check_seats
 from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError
 from mafia.display import GameView
 from mafia.game_file import GameFile, GameFileError, load_game_file
-from mafia.models.factory import ModelSpecError, resolve_model
+from mafia.models.factory import ModelSpecError, cancel_calls, resolve_model
 from mafia.models.settings import ModelSettings
 from mafia.nodes.setup import config_from_input, game_id_for
 from mafia.rules import ROLE_FIELDS, ConfigError
@@ -111,7 +113,13 @@ def play_through(
     console: Console, run: Callable[[], dict[str, Any]], resume_hint: str | None
 ) -> dict[str, Any]:
     """Run a game; a failure that is not an answer (a provider outage, a revoked key) ends the
-    command with its cause and, when the game is checkpointed, how to go on."""
+    command with its cause and, when the game is checkpointed, how to go on. Ctrl-C gives up the
+    model calls in flight, so the step ends at once and the logs are closed as after a failure."""
+    interruptible = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not if told to ignore it
+    )
+    previous = signal.signal(signal.SIGINT, _interrupt) if interruptible else None
     try:
         return run()
     except KeyboardInterrupt:
@@ -124,6 +132,15 @@ def play_through(
         if resume_hint:
             console.print(f"It is checkpointed. Go on with: {resume_hint}")
         raise typer.Exit(code=1) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C during a game: wake the turns waiting on model calls, then stop as Python would."""
+    cancel_calls()
+    raise KeyboardInterrupt
 
 
 def resume_command(

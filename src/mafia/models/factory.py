@@ -10,12 +10,13 @@ structured call is made (output limit per action, concurrency cap, schema in the
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.exceptions import OutputParserException
@@ -32,6 +33,10 @@ from mafia.rules import SEED_MAX, SEED_MIN
 
 class ModelSpecError(ValueError):
     """A model spec that cannot be turned into a chat model; the message says what is allowed."""
+
+
+class CallCancelled(KeyboardInterrupt):
+    """A model call given up because the run was interrupted (never taken for an answer)."""
 
 
 _models: dict[str, BaseChatModel] = {}
@@ -255,13 +260,61 @@ class StructuredCall:
             limit = self.settings.tokens_for(action)
             if limit != self.settings.max_tokens:  # the model already holds the default
                 kwargs["max_tokens"] = limit
-        raw = self.llm.invoke(messages, config, **kwargs)
+        raw = _cancellable(lambda: self.llm.invoke(messages, config, **kwargs))
         assert self.parser is not None
         try:
             parsed = self.parser.invoke(raw, config)
         except (OutputParserException, ValidationError, ValueError) as exc:
             return {"raw": raw, "parsed": None, "parsing_error": exc}
         return {"raw": raw, "parsed": parsed, "parsing_error": None}
+
+
+_cancelled = threading.Event()
+_waiting: set[threading.Event] = set()
+
+
+def cancel_calls() -> None:
+    """Give up every model call in flight and refuse new ones, for the rest of the process.
+
+    Called on Ctrl-C: a request a server never answers would otherwise hold its worker thread, and
+    LangGraph waits for every task of a step before a run can end.
+    """
+    with _lock:
+        _cancelled.set()
+        for done in _waiting:
+            done.set()
+
+
+def _cancellable(call: Callable[[], Any]) -> Any:
+    """Run one provider request on its own daemon thread and wait for it, or for ``cancel_calls``
+    (an abandoned request ends with the process; a thread costs far less than a request)."""
+    done = threading.Event()
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the waiting thread as it is
+            box["error"] = exc
+        finally:
+            done.set()
+
+    with _lock:
+        if _cancelled.is_set():
+            raise CallCancelled("the run was interrupted")
+        _waiting.add(done)
+    try:
+        context = contextvars.copy_context()  # tracing and callbacks follow the call
+        threading.Thread(target=context.run, args=(run,), daemon=True, name="model-call").start()
+        done.wait()
+    finally:
+        with _lock:
+            _waiting.discard(done)
+    if "error" in box:
+        raise box["error"]
+    if "value" not in box:
+        raise CallCancelled("the run was interrupted")
+    return box["value"]
 
 
 def _schema_note(schema: type[ActionBase]) -> str:
