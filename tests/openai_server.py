@@ -78,7 +78,8 @@ class OpenAIServer:
             found = SCHEMA_NOTE.search(str(messages[0].content))
             assert found is not None, "JSON mode without the schema in the system message"
             schema = json.loads(found[1])
-            kwargs["response_format"] = {"type": "json_schema", "json_schema": {"name": "a", "schema": schema}}
+            wrapped = {"name": "answer", "schema": schema}
+            kwargs["response_format"] = {"type": "json_schema", "json_schema": wrapped}
         elif response_format:
             kwargs["response_format"] = response_format
         if "tools" in body:
@@ -111,8 +112,8 @@ class OpenAIServer:
 
 
 def _message(raw: dict[str, Any]) -> BaseMessage:
-    kind = {"system": SystemMessage, "developer": SystemMessage, "assistant": AIMessage}.get(raw["role"], HumanMessage)
-    return kind(raw.get("content") or "")
+    kinds = {"system": SystemMessage, "developer": SystemMessage, "assistant": AIMessage}
+    return kinds.get(raw["role"], HumanMessage)(raw.get("content") or "")
 
 
 def task_of(body: dict[str, Any]) -> str:
