@@ -25,8 +25,11 @@ SCHEMA_NOTE = re.compile(r"It must match this JSON schema:\n(\{.*\})\s*$", re.S)
 class OpenAIServer:
     """Answers ``POST /v1/chat/completions`` in json_schema, function calling or JSON mode."""
 
-    def __init__(self, hang: Callable[[dict[str, Any]], bool] | None = None) -> None:
+    def __init__(
+        self, hang: Callable[[dict[str, Any]], bool] | None = None, hold: threading.Event | None = None
+    ) -> None:
         self.hang = hang or (lambda body: False)
+        self.hold = hold  # while unset, every request waits before it is answered
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.in_flight = 0
@@ -42,7 +45,7 @@ class OpenAIServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with server.lock:
                     server.bodies.append(body)
-                    server.headers.append(dict(self.headers))
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
                     server.in_flight += 1
                     server.most_in_flight = max(server.most_in_flight, server.in_flight)
                 try:
@@ -51,6 +54,8 @@ class OpenAIServer:
                             server.held += 1
                         server.release.wait()
                         return
+                    if server.hold is not None:
+                        server.hold.wait()
                     reply = json.dumps(server.completion(body)).encode()
                 finally:
                     with server.lock:
@@ -123,14 +128,18 @@ def task_of(body: dict[str, Any]) -> str:
 
 
 @contextmanager
-def openai_server(hang: Callable[[dict[str, Any]], bool] | None = None) -> Iterator[OpenAIServer]:
+def openai_server(
+    hang: Callable[[dict[str, Any]], bool] | None = None, hold: threading.Event | None = None
+) -> Iterator[OpenAIServer]:
     """A running server; held requests are let go when it stops."""
-    server = OpenAIServer(hang)
+    server = OpenAIServer(hang, hold)
     thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
     thread.start()
     try:
         yield server
     finally:
         server.release.set()
+        if hold is not None:
+            hold.set()
         server.httpd.shutdown()
         server.httpd.server_close()
