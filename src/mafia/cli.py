@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import logging
 import shlex
 import signal
 import threading
@@ -138,8 +139,11 @@ def play_through(
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    """Ctrl-C during a game: wake the turns waiting on model calls, then stop as Python would."""
+    """Ctrl-C during a game: wake the turns waiting on model calls, then stop as Python would.
+    The step's executor is torn down under its tasks' done-callbacks, which concurrent.futures
+    would report as tracebacks of cancelled futures: noise of a stop the user asked for."""
     cancel_calls()
+    logging.getLogger("concurrent.futures").setLevel(logging.CRITICAL + 1)
     raise KeyboardInterrupt
 
 

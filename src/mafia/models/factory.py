@@ -251,8 +251,12 @@ class StructuredCall:
             return self._call(messages, config, action)
 
     def _call(self, messages: Any, config: RunnableConfig | None, action: str | None) -> dict[str, Any]:
+        # A provider request may never return: it is made cancellable. The house model and models
+        # given as instances answer on the calling thread (no thread hand-off per turn).
+        request = _cancellable if self.settings is not None else _direct
         if self.fallback is not None:
-            result: dict[str, Any] = self.fallback.invoke(messages, config)
+            fallback = self.fallback
+            result: dict[str, Any] = request(lambda: fallback.invoke(messages, config))
             return result
         kwargs: dict[str, Any] = {}
         if self.settings is not None:
@@ -260,7 +264,7 @@ class StructuredCall:
             limit = self.settings.tokens_for(action)
             if limit != self.settings.max_tokens:  # the model already holds the default
                 kwargs["max_tokens"] = limit
-        raw = _cancellable(lambda: self.llm.invoke(messages, config, **kwargs))
+        raw = request(lambda: self.llm.invoke(messages, config, **kwargs))
         assert self.parser is not None
         try:
             parsed = self.parser.invoke(raw, config)
@@ -315,6 +319,10 @@ def _cancellable(call: Callable[[], Any]) -> Any:
     if "value" not in box:
         raise CallCancelled("the run was interrupted")
     return box["value"]
+
+
+def _direct(call: Callable[[], Any]) -> Any:
+    return call()
 
 
 def _schema_note(schema: type[ActionBase]) -> str:
