@@ -48,32 +48,6 @@ def test_seat_models_and_roles(tmp_path: Path) -> None:
     assert "3 Mafia" in result.output and "0 Doctor" in result.output
 
 
-@pytest.mark.parametrize(
-    ("args", "needle"),
-    [
-        (["--players", "4"], "players: must be between 5 and 16"),
-        (["--players", "17"], "players: must be between 5 and 16"),
-        (["--roles", "mafia=4"], "roles.mafia"),
-        (["--roles", "werewolf=1"], "--roles"),
-        (["--roles", "mafia"], "--roles"),
-        (["--seat-model", "3"], "--seat-model"),
-        (["--model", "nonsense"], "model 'nonsense'"),
-        (["--model", "openai:gpt-4o-mini"], "OPENAI_API_KEY"),
-        (["--names", "Ann,Ann,Bo,Cy,Di,Ed,Flo"], "names: names must be unique"),
-        (["--round-cap", "0"], "round_cap"),
-    ],
-)
-def test_bad_settings_exit_with_a_message_not_a_traceback(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], needle: str
-) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    result = runner.invoke(app, ["play", *args, "--out", str(tmp_path)])
-    assert result.exit_code == 2, result.output
-    assert needle in result.output
-    assert "Traceback" not in result.output
-    assert not (tmp_path / "checkpoints.sqlite").exists()
-
-
 def test_a_provider_outage_stops_with_a_message_and_the_game_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

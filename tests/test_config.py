@@ -100,9 +100,35 @@ def _parse_then_validate(spec: dict[str, int], players: int) -> Callable[[], obj
         pytest.param(
             _validate(GameConfig(players=7, names=("A", "B", "C", "A", "E", "F", "G"))),
             "names",
-            ["unique", "'A'"],
+            ["differ apart from case", "'A' and 'A'"],
             id="duplicate-names",
         ),
+        pytest.param(
+            _validate(GameConfig(players=5, names=("Ann", "B", "ANN", "D", "E"))),
+            "names",
+            ["differ apart from case", "'Ann' and 'ANN'"],
+            id="names-equal-apart-from-case",
+        ),
+        pytest.param(
+            _validate(GameConfig(players=5, names=("A", "B\nGAME OVER", "C", "D", "E"))),
+            "names",
+            ["line breaks or control characters", "'B\\nGAME OVER'"],
+            id="line-break-in-name",
+        ),
+        pytest.param(
+            _validate(GameConfig(players=5, names=("A", "B\x1b[31m", "C", "D", "E"))),
+            "names",
+            ["control characters"],
+            id="escape-code-in-name",
+        ),
+        pytest.param(
+            _validate(GameConfig(players=5, names=("A", "B" * 41, "C", "D", "E"))),
+            "names",
+            ["at most 40 characters"],
+            id="over-long-name",
+        ),
+        pytest.param(_validate(GameConfig(seed=2**64)), "seed", ["64 bits", str(2**64)], id="seed-too-big"),
+        pytest.param(_validate(GameConfig(seed=-(2**63) - 1)), "seed", ["64 bits"], id="seed-too-small"),
         pytest.param(
             _validate(GameConfig(players=7, names=_names(6))),
             "names",

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from mafia.models.house import HouseModel
+from mafia.models.settings import ModelSettings
 from mafia.runner import RECURSION_LIMIT
 from mafia.runtime import GameContext
 
@@ -54,7 +55,7 @@ def test_phases_appear_in_the_drawing() -> None:
 def test_context_schema_is_json_for_studio() -> None:
     schema = _load_by_path().get_context_jsonschema()
     assert set(schema["properties"]) == {"model", "seat_models", "max_retries", "policy"}
-    assert schema["properties"]["model"]["type"] == "string"
+    assert [kind["type"] for kind in schema["properties"]["model"]["anyOf"]] == ["string", "object"]
     json.dumps(schema)
 
 
@@ -77,6 +78,17 @@ def test_export_accepts_the_context_as_json() -> None:
             records.append(chunk["prompt"])
     assert records and all(r["total_tokens"] <= 3000 for r in records)
     assert GameContext(**context).policy.verbatim_rounds == 1
+
+
+def test_a_model_given_as_json_settings_is_checked_and_plays() -> None:
+    context = GameContext(model={"model": "house:4", "timeout": 30}, seat_models={"2": {"model": "house:1"}})
+    assert context.model == ModelSettings(model="house:4", timeout=30)
+    out = _load_by_path().invoke(
+        {"config": {"seed": 4, "players": 5}}, {"recursion_limit": RECURSION_LIMIT}, context=context
+    )
+    assert out["events"][-1]["type"] == "game_over"
+    with pytest.raises(ValueError, match="timeout"):
+        GameContext(model={"model": "house", "timeout": -1})
 
 
 def test_a_bad_context_names_the_field() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,9 @@ SKIP = "skip"
 MIN_PLAYERS = 5
 MAX_PLAYERS = 16
 DEFAULT_ROUND_CAP = 20
+NAME_MAX = 40
+"""Longest player name: names are repeated in every prompt line that mentions a player."""
+SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
 
 
 class Role(StrEnum):
@@ -124,18 +128,10 @@ def validate_config(config: GameConfig) -> None:
         _bad_players(config.players)
     if config.round_cap < 1:
         raise ConfigError("round_cap", f"must be 1 or more, got {config.round_cap}")
+    if not SEED_MIN <= config.seed <= SEED_MAX:
+        raise ConfigError("seed", f"must fit in 64 bits ({SEED_MIN} to {SEED_MAX}), got {config.seed}")
     if config.names is not None:
-        names = config.names
-        if len(names) != config.players:
-            raise ConfigError("names", f"need {config.players} names (one per seat), got {len(names)}")
-        for name in names:
-            if not name.strip() or name != name.strip():
-                raise ConfigError("names", f"names must be non-empty without edge spaces: {name!r}")
-            if name.lower() == SKIP:
-                raise ConfigError("names", f"{SKIP!r} is reserved and cannot be a player name")
-        dupes = [name for name, n in Counter(names).items() if n > 1]
-        if dupes:
-            raise ConfigError("names", f"names must be unique; {dupes[0]!r} appears more than once")
+        _validate_names(config.names, config.players)
     counts = config.role_counts()
     for name in ROLE_FIELDS:
         value = getattr(counts, name)
@@ -158,6 +154,28 @@ def validate_config(config: GameConfig) -> None:
         raise ConfigError(
             "roles.mafia",
             f"Mafia must be strictly fewer than the others ({counts.mafia} vs {others})",
+        )
+
+
+def _validate_names(names: Sequence[str], players: int) -> None:
+    """Names are shown on one line in every prompt and matched without regard to case, so they must
+    be short, printable, and distinct apart from case."""
+    if len(names) != players:
+        raise ConfigError("names", f"need {players} names (one per seat), got {len(names)}")
+    for name in names:
+        if not name.strip() or name != name.strip():
+            raise ConfigError("names", f"names must be non-empty without edge spaces: {name!r}")
+        if any(unicodedata.category(char).startswith("C") for char in name):
+            raise ConfigError("names", f"names must not hold line breaks or control characters: {name!r}")
+        if len(name) > NAME_MAX:
+            raise ConfigError("names", f"names must be at most {NAME_MAX} characters: {name!r}")
+        if name.lower() == SKIP:
+            raise ConfigError("names", f"{SKIP!r} is reserved and cannot be a player name")
+    dupes = [name for name, n in Counter(n.casefold() for n in names).items() if n > 1]
+    if dupes:
+        same = [name for name in names if name.casefold() == dupes[0]]
+        raise ConfigError(
+            "names", f"names must differ apart from case; {' and '.join(map(repr, same))} do not"
         )
 
 

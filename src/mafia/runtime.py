@@ -1,27 +1,41 @@
 """Run-time context of a game: the models per seat, retry limits and the context policy.
 
 Models are run-scoped dependencies, not state: they never enter a checkpoint. Models may be given
-as LangChain chat model instances or as model specs (``"house"``, ``"openai:gpt-4o-mini"``, ...)
-resolved by ``mafia.models.factory``.
+as LangChain chat model instances, as model specs (``"house"``, ``"openai:gpt-4o-mini"``, ...) or
+as ``ModelSettings`` (a spec with its call settings), resolved by ``mafia.models.factory``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 from pydantic import WithJsonSchema
 
 from mafia.context.policy import ContextPolicy
+from mafia.models.settings import ModelSettings
 
-ModelLike = BaseChatModel | str
-# Studio and the API give models as spec strings; Python callers may also pass instances.
+ModelLike = BaseChatModel | str | ModelSettings
+# Studio and the API give models as spec strings or settings objects; Python callers may also pass
+# instances.
 ModelSetting = Annotated[
     ModelLike,
-    WithJsonSchema({"type": "string", "description": "house, house:SEED, openai:MODEL or PROVIDER:MODEL"}),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "description": "house, house:SEED, openai:MODEL or PROVIDER:MODEL"},
+                {
+                    "type": "object",
+                    "description": "model settings: model (the spec), base_url, api_key_env, timeout, "
+                    "max_tokens, action_max_tokens, temperature, seed, request_retries, method, "
+                    "requests_per_second, max_concurrent, extra_body",
+                },
+            ]
+        }
+    ),
 ]
 
 
@@ -42,6 +56,8 @@ class GameContext:
         # A context given as JSON (Studio, the API) arrives with the policy as a plain mapping.
         if isinstance(self.policy, Mapping):
             self.policy = ContextPolicy(**self.policy)
+        self.model = _settings_of(self.model)
+        self.seat_models = {seat: _settings_of(model) for seat, model in self.seat_models.items()}
         if self.max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, got {self.max_retries}")
 
@@ -51,6 +67,11 @@ class GameContext:
             if key in self.seat_models:
                 return self.seat_models[key]
         return self.model
+
+
+def _settings_of(model: Any) -> Any:
+    """A model given as JSON settings (a mapping) as ``ModelSettings``; anything else as it is."""
+    return ModelSettings(**model) if isinstance(model, Mapping) else model
 
 
 DEFAULT_CONTEXT = GameContext()

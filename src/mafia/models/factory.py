@@ -1,35 +1,52 @@
-"""Model factory: turn a model spec into a LangChain chat model, and cache structured runnables.
+"""Model factory: turn a model spec and its settings into a LangChain chat model, and call it for
+structured answers.
 
 Specs: ``house`` or ``house:SEED`` (the built-in offline model), ``openai:MODEL`` (any
-OpenAI-compatible server through ``OPENAI_BASE_URL``), or any ``provider:model`` string that
-``init_chat_model`` understands with its provider package installed.
+OpenAI-compatible server, through ``base_url`` or ``OPENAI_BASE_URL``), or any ``provider:model``
+string that ``init_chat_model`` understands with its provider package installed. A spec alone gets
+the default ``ModelSettings``; a model built here keeps its settings, which decide how each
+structured call is made (output limit per action, concurrency cap, schema in the prompt).
 """
 
 from __future__ import annotations
 
+import contextvars
+import json
+import os
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, SystemMessage
+from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
 from pydantic import ValidationError
 
 from mafia.actions import ActionBase
+from mafia.models.settings import LOCAL_API_KEY, ModelSettings
+from mafia.rules import SEED_MAX, SEED_MIN
 
 
 class ModelSpecError(ValueError):
     """A model spec that cannot be turned into a chat model; the message says what is allowed."""
 
 
+class CallCancelled(KeyboardInterrupt):
+    """A model call given up because the run was interrupted (never taken for an answer)."""
+
+
 _models: dict[str, BaseChatModel] = {}
+# Settings of the models built here, by model identity (those models are kept for the process).
+_settings: dict[int, ModelSettings] = {}
 # Keyed by model identity; the model is kept in the value so its id cannot be reused meanwhile.
 # Least recently used first, and bounded: a long run makes a new model for every game.
 _structured: OrderedDict[tuple[int, type[ActionBase]], tuple[BaseChatModel, StructuredCall]] = OrderedDict()
 STRUCTURED_CACHE_SIZE = 256
-_lock = threading.Lock()
+_lock = threading.RLock()  # building a model takes it again for the provider's shared limits
 
 SPEC_HELP = "use 'house', 'house:SEED', 'openai:MODEL' or 'PROVIDER:MODEL' (init_chat_model)"
 
@@ -43,51 +60,151 @@ def parse_house_seed(spec: str) -> int | None:
         return 0
     if not re.fullmatch(r"-?[0-9]+", seed):  # ASCII digits only: int() refuses "²" and "--5"
         raise ModelSpecError(f"model {spec!r}: the house seed must be an integer; {SPEC_HELP}")
+    if not SEED_MIN <= int(seed) <= SEED_MAX:
+        raise ModelSpecError(f"model {spec!r}: the house seed must fit in 64 bits ({SEED_MIN} to {SEED_MAX})")
     return int(seed)
 
 
-def build_model(spec: str) -> BaseChatModel:
-    """A new chat model for ``spec`` (no network until it is called)."""
-    seed = parse_house_seed(spec)
+def settings_for(spec: str | ModelSettings) -> ModelSettings:
+    """The settings of a spec or settings object (a bare spec gets the defaults)."""
+    if isinstance(spec, ModelSettings):
+        return spec
+    try:
+        return ModelSettings(model=spec)
+    except ValidationError as exc:
+        raise ModelSpecError(f"model {spec!r}: {SPEC_HELP}") from exc
+
+
+def build_model(spec: str | ModelSettings) -> BaseChatModel:
+    """A new chat model for ``spec`` with its settings (no network until it is called)."""
+    settings = settings_for(spec)
+    seed = parse_house_seed(settings.model)
     if seed is not None:
         from mafia.models.house import HouseModel
 
         return HouseModel(seed=seed)
-    provider, sep, model = spec.partition(":")
-    if not sep or not provider or not model:
-        raise ModelSpecError(f"model {spec!r}: {SPEC_HELP}")
+    provider, sep, name = settings.model.partition(":")
+    if not sep or not provider or not name:
+        raise ModelSpecError(f"model {settings.model!r}: {SPEC_HELP}")
+    kwargs = _client_kwargs(settings)
     if provider == "openai":
         from langchain_openai import ChatOpenAI
         from openai import OpenAIError
 
         try:
-            return ChatOpenAI(model=model)
+            return ChatOpenAI(model=name, **kwargs)
         except OpenAIError as exc:  # no key: say which settings it needs, not a traceback
             raise ModelSpecError(
-                f"model {spec!r}: {exc} (set OPENAI_API_KEY, and OPENAI_BASE_URL for another server)"
+                f"model {settings.model!r}: {exc} (set OPENAI_API_KEY, and OPENAI_BASE_URL for "
+                "another server, or base_url and api_key_env in a game file)"
             ) from exc
     try:
         from langchain.chat_models import init_chat_model  # type: ignore[import-not-found]
     except ImportError as exc:
         raise ModelSpecError(
-            f"model {spec!r}: provider {provider!r} needs `pip install langchain` and its "
+            f"model {settings.model!r}: provider {provider!r} needs `pip install langchain` and its "
             f"provider package; {SPEC_HELP}"
         ) from exc
     try:
-        chat: BaseChatModel = init_chat_model(spec)
+        chat: BaseChatModel = init_chat_model(settings.model, **kwargs)
     except (ImportError, ValueError) as exc:
-        raise ModelSpecError(f"model {spec!r}: {exc}") from exc
+        raise ModelSpecError(f"model {settings.model!r}: {exc}") from exc
     return chat
 
 
-def resolve_model(spec: BaseChatModel | str) -> BaseChatModel:
-    """The chat model for a spec or instance; specs are built once per process and reused."""
+def _client_kwargs(settings: ModelSettings) -> dict[str, Any]:
+    """The chat model's constructor arguments for ``settings`` (unset options left out, so the
+    provider's own defaults stand)."""
+    kwargs: dict[str, Any] = {
+        "timeout": settings.timeout,
+        "max_retries": settings.request_retries,
+        "max_tokens": settings.max_tokens,
+    }
+    optional = {"temperature": settings.temperature, "seed": settings.seed, "extra_body": settings.extra_body}
+    kwargs.update({key: value for key, value in optional.items() if value is not None})
+    if settings.api_key_env is not None:
+        key = os.environ.get(settings.api_key_env)
+        if not key:
+            raise ModelSpecError(
+                f"model {settings.model!r}: api_key_env names {settings.api_key_env}, "
+                "which is not set in the environment"
+            )
+        kwargs["api_key"] = key
+    if settings.base_url is not None:
+        kwargs["base_url"] = settings.base_url
+        kwargs.setdefault("api_key", LOCAL_API_KEY)
+    if settings.requests_per_second is not None:
+        kwargs["rate_limiter"] = _limiter(settings.provider_key(), settings.requests_per_second)
+    return kwargs
+
+
+_limiters: dict[str, InMemoryRateLimiter] = {}
+_gates: dict[str, CallGate] = {}
+
+
+def _limiter(provider: str, per_second: float) -> InMemoryRateLimiter:
+    """The provider's one rate limiter; the strictest rate asked for it applies to all its models."""
+    with _lock:
+        limiter = _limiters.get(provider)
+        if limiter is None:
+            limiter = _limiters[provider] = InMemoryRateLimiter(
+                requests_per_second=per_second, check_every_n_seconds=0.05
+            )
+        limiter.requests_per_second = min(limiter.requests_per_second, per_second)
+        return limiter
+
+
+class CallGate:
+    """At most ``limit`` calls in flight on one provider; narrowing it applies to later calls."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.active = 0
+        self._free = threading.Condition()
+
+    def narrow(self, limit: int) -> None:
+        with self._free:
+            self.limit = min(self.limit, limit)
+
+    def __enter__(self) -> None:
+        with self._free:
+            self._free.wait_for(lambda: self.active < self.limit)
+            self.active += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._free:
+            self.active -= 1
+            self._free.notify()
+
+
+def _gate(settings: ModelSettings) -> CallGate | None:
+    """The provider's concurrency cap, shared by its models (the smallest cap asked applies)."""
+    if settings.max_concurrent is None:
+        return None
+    with _lock:
+        gate = _gates.setdefault(settings.provider_key(), CallGate(settings.max_concurrent))
+        gate.narrow(settings.max_concurrent)
+        return gate
+
+
+def resolve_model(spec: BaseChatModel | str | ModelSettings) -> BaseChatModel:
+    """The chat model for a spec, settings or instance; equal specs and settings are built once per
+    process and reused."""
     if isinstance(spec, BaseChatModel):
         return spec
+    settings = settings_for(spec)
+    key = settings.key()
     with _lock:
-        if spec not in _models:
-            _models[spec] = build_model(spec)
-        return _models[spec]
+        if key not in _models:
+            _models[key] = model = build_model(settings)
+            if parse_house_seed(settings.model) is None:  # the house model takes no call settings
+                _settings[id(model)] = settings
+        return _models[key]
+
+
+def model_settings(model: BaseChatModel) -> ModelSettings | None:
+    """The settings ``model`` was built with here, or None for a model given as an instance."""
+    return _settings.get(id(model))
 
 
 class StructuredCall:
@@ -95,11 +212,23 @@ class StructuredCall:
 
     Same contract as ``with_structured_output(schema, include_raw=True)``, but the model's own
     ``llm | parser`` sequence is run step by step: the include_raw wrapper starts a thread pool
-    on every call, which costs more than a whole turn of the engine.
+    on every call, which costs more than a whole turn of the engine. A model built from settings
+    is called with its per-action output limit, within its provider's concurrency cap, and in
+    ``json_mode`` with the schema stated at the end of the system message.
     """
 
-    def __init__(self, model: BaseChatModel, schema: type[ActionBase]) -> None:
-        chain = model.with_structured_output(schema)
+    def __init__(
+        self, model: BaseChatModel, schema: type[ActionBase], settings: ModelSettings | None = None
+    ) -> None:
+        self.settings = settings
+        self.gate = _gate(settings) if settings is not None else None
+        self.schema_note = (
+            _schema_note(schema) if settings is not None and settings.method == "json_mode" else None
+        )
+        method: dict[str, Any] = (
+            {"method": settings.method} if settings is not None and settings.method else {}
+        )
+        chain = model.with_structured_output(schema, **method)
         if isinstance(chain, RunnableSequence):
             llm = RunnableSequence(*chain.steps[:-1]) if len(chain.steps) > 2 else chain.first
             self.llm: Runnable[Any, Any] = _without_schema_metadata(llm)
@@ -107,19 +236,112 @@ class StructuredCall:
             self.fallback: Runnable[Any, Any] | None = None
         else:
             self.llm, self.parser = chain, None
-            self.fallback = model.with_structured_output(schema, include_raw=True)
+            self.fallback = model.with_structured_output(schema, include_raw=True, **method)
 
-    def invoke(self, messages: Any, config: RunnableConfig | None = None) -> dict[str, Any]:
+    def invoke(
+        self, messages: Any, config: RunnableConfig | None = None, *, action: str | None = None
+    ) -> dict[str, Any]:
+        """Ask for one answer. ``action`` (by default the turn's ``action`` run metadata, which
+        the player turn sets) picks the output limit."""
+        if self.schema_note is not None:
+            messages = _with_note(messages, self.schema_note)
+        if self.gate is None:
+            return self._call(messages, config, action)
+        with self.gate:
+            return self._call(messages, config, action)
+
+    def _call(self, messages: Any, config: RunnableConfig | None, action: str | None) -> dict[str, Any]:
+        # A provider request may never return: it is made cancellable. The house model and models
+        # given as instances answer on the calling thread (no thread hand-off per turn).
+        request = _cancellable if self.settings is not None else _direct
         if self.fallback is not None:
-            result: dict[str, Any] = self.fallback.invoke(messages, config)
+            fallback = self.fallback
+            result: dict[str, Any] = request(lambda: fallback.invoke(messages, config))
             return result
-        raw = self.llm.invoke(messages, config)
+        kwargs: dict[str, Any] = {}
+        if self.settings is not None:
+            action = action or (config or {}).get("metadata", {}).get("action")
+            limit = self.settings.tokens_for(action)
+            if limit != self.settings.max_tokens:  # the model already holds the default
+                kwargs["max_tokens"] = limit
+        raw = request(lambda: self.llm.invoke(messages, config, **kwargs))
         assert self.parser is not None
         try:
             parsed = self.parser.invoke(raw, config)
         except (OutputParserException, ValidationError, ValueError) as exc:
             return {"raw": raw, "parsed": None, "parsing_error": exc}
         return {"raw": raw, "parsed": parsed, "parsing_error": None}
+
+
+_cancelled = threading.Event()
+_waiting: set[threading.Event] = set()
+
+
+def cancel_calls() -> None:
+    """Give up every model call in flight and refuse new ones, for the rest of the process.
+
+    Called on Ctrl-C: a request a server never answers would otherwise hold its worker thread, and
+    LangGraph waits for every task of a step before a run can end.
+    """
+    with _lock:
+        _cancelled.set()
+        for done in _waiting:
+            done.set()
+
+
+def _cancellable(call: Callable[[], Any]) -> Any:
+    """Run one provider request on its own daemon thread and wait for it, or for ``cancel_calls``
+    (an abandoned request ends with the process; a thread costs far less than a request)."""
+    done = threading.Event()
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the waiting thread as it is
+            box["error"] = exc
+        finally:
+            done.set()
+
+    with _lock:
+        if _cancelled.is_set():
+            raise CallCancelled("the run was interrupted")
+        _waiting.add(done)
+    try:
+        context = contextvars.copy_context()  # tracing and callbacks follow the call
+        threading.Thread(target=context.run, args=(run,), daemon=True, name="model-call").start()
+        done.wait()
+    finally:
+        with _lock:
+            _waiting.discard(done)
+    if "error" in box:
+        raise box["error"]
+    if "value" not in box:
+        raise CallCancelled("the run was interrupted")
+    return box["value"]
+
+
+def _direct(call: Callable[[], Any]) -> Any:
+    return call()
+
+
+def _schema_note(schema: type[ActionBase]) -> str:
+    """The instruction that carries the answer schema when the server only enforces JSON."""
+    text = json.dumps(schema.model_json_schema(), ensure_ascii=False, separators=(",", ":"))
+    return (
+        "Answer with one JSON object and nothing else (no prose, no code fence). "
+        f"It must match this JSON schema:\n{text}"
+    )
+
+
+def _with_note(messages: Any, note: str) -> Any:
+    """``messages`` with ``note`` closing the system message (which stays stable across a player's
+    calls, so a provider's prefix cache still hits), or opening the conversation without one."""
+    if not isinstance(messages, Sequence) or not all(isinstance(m, BaseMessage) for m in messages):
+        return messages
+    if messages and isinstance(messages[0], SystemMessage) and isinstance(messages[0].content, str):
+        return [SystemMessage(f"{messages[0].content}\n\n{note}"), *messages[1:]]
+    return [SystemMessage(note), *messages]
 
 
 def _without_schema_metadata(llm: Runnable[Any, Any]) -> Runnable[Any, Any]:
@@ -138,7 +360,7 @@ def structured(model: BaseChatModel, schema: type[ActionBase]) -> StructuredCall
         if key in _structured:
             _structured.move_to_end(key)
         else:
-            _structured[key] = (model, StructuredCall(model, schema))
+            _structured[key] = (model, StructuredCall(model, schema, model_settings(model)))
             if len(_structured) > STRUCTURED_CACHE_SIZE:
                 _structured.popitem(last=False)
         return _structured[key][1]

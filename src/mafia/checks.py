@@ -1,0 +1,72 @@
+"""Checks of a command's inputs that the rules do not cover, made before a game starts: per-seat
+models must name seats at the table, and the output folder and checkpoint file must be usable.
+Each failure is a ``SettingError`` (one line, exit code 2)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+from mafia.cli_frame import SettingError
+from mafia.rules import GameConfig
+
+CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
+
+
+def check_seats(keys: Iterable[str], config: GameConfig, field: str) -> None:
+    """Every per-seat model key is a seat number or a player's name, and no seat is given twice."""
+    names = config.seat_names()
+    seat_of = {**{str(k): k for k in range(1, len(names) + 1)}, **{n: k for k, n in enumerate(names, 1)}}
+    seen: dict[int, str] = {}
+    for key in keys:
+        if key not in seat_of:
+            raise SettingError(
+                f"{field} {key!r}: names no seat; use a seat number 1-{len(names)} or a player's name "
+                f"({', '.join(names)})"
+            )
+        if seat_of[key] in seen:
+            raise SettingError(
+                f"{field}: seat {seat_of[key]} is given twice ({seen[seat_of[key]]!r} and {key!r})"
+            )
+        seen[seat_of[key]] = key
+
+
+def check_out_dir(out: Path) -> None:
+    """``out`` is a folder this process can write in, or can be made as one."""
+    if out.exists() and not out.is_dir():
+        raise SettingError(f"--out: {out} is a file; give a folder for the logs and checkpoints")
+    existing = out
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise SettingError(f"--out: {existing} is a file, so {out} cannot be made; give a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise SettingError(f"--out: {existing} is not writable; give a folder you can write in")
+
+
+def check_checkpoint_file(path: Path) -> None:
+    """An existing checkpoint file is a readable, sound SQLite database holding checkpoints only
+    (it is never created or changed here)."""
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise SettingError(f"--out: {path} is not a file; move it away or choose another --out")
+    fix = "move it away or choose another --out"
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+    except sqlite3.Error as exc:
+        raise SettingError(f"--out: cannot open the checkpoint file {path} ({exc}); {fix}") from None
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise SettingError(f"--out: {path} is not a SQLite checkpoint file ({exc}); {fix}") from None
+    finally:
+        conn.close()
+    if verdict != "ok":
+        raise SettingError(f"--out: the checkpoint file {path} is corrupt ({verdict}); {fix}")
+    if tables and not tables >= CHECKPOINT_TABLES:
+        held = ", ".join(sorted(tables))
+        raise SettingError(f"--out: {path} is a SQLite database of something else (tables: {held}); {fix}")

@@ -1,0 +1,78 @@
+"""The command line's frame: a bad input is one line on stderr and exit code 2, never a usage box
+or a traceback; Ctrl-C ends the process at once, even with model requests in flight."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+from typer.exceptions import TyperException
+
+INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
+
+
+class SettingError(TyperException):
+    """A bad argument or setting: shown as one ``error:`` line, exit code 2."""
+
+    exit_code = 2
+
+
+class OneLineErrors(TyperGroup):
+    """Every usage error (typer's own, such as a seed that is not a number, and ours) is printed as
+    one line naming the option and what is allowed."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except TyperException as exc:  # typer's usage errors derive from it too
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `mafia` alone: the help text
+                if exc.format_message():  # rich help is already printed and leaves it empty
+                    typer.echo(exc.format_message(), err=True)
+            else:
+                message = " ".join(exc.format_message().split())  # one line, whatever it quotes
+                typer.echo(f"error: {message}", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("Aborted.", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+class MafiaApp(typer.Typer):
+    """The console script. After Ctrl-C the command has printed how to go on and its logs are
+    flushed; worker threads may still be blocked on HTTP requests that never return, and the
+    interpreter would join them at exit forever, so the process ends here without waiting."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except SystemExit as exc:
+            if exc.code == INTERRUPTED:
+                hard_exit(INTERRUPTED)
+            raise
+
+
+def hard_exit(code: int) -> None:
+    """Flush what the process wrote and end it without joining threads. Checkpoints need nothing
+    more: every SQLite commit is already durable, and an unfinished one rolls back on next open."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed or broken pipe: nothing to save
+            stream.flush()
+    os._exit(code)
