@@ -125,7 +125,7 @@ _SUSPICION = _words(
     "untrustworthy evil guilty slip slipped flip-flopped flipflopped contradiction contradicts "
     "contradicted inconsistent wolf wolfy bussing accuse accusing accused accusation weird "
     "convenient smells fishy sketchy odd strange twisting twist manipulating manipulative "
-    "framing concern concerned concerning worry worries worried worrying"
+    "framing concern concerned concerning worry worries worried worrying wolves scummiest scummier"
 )
 # "Mafia" accuses only when predicated ("X is Mafia", "X could be Mafia", "like a Mafia team").
 _MAFIA_WORDS = frozenset({"mafia", "mafioso"})
@@ -166,11 +166,18 @@ _REPORTING = _words(
 _PUSH = re.compile(
     r"\b(?:vote|voting|nominate|nominating|eliminate|eliminating|lynch|lynching|execute|"
     r"(?:my\s+)?(?:vote|nomination)\s+(?:goes\s+|is\s+)?(?:to|on|for)|calling|vote\s+out|"
-    r"vote\s+for|voting\s+for|voting\s+out|my\s+top\s+suspect\s+is|leaning\s+towards?)"
+    r"vote\s+for|voting\s+for|voting\s+out|my\s+top\s+suspect\s+is|leaning(?:\s+towards?)?|"
+    r"(?:put\s+)?my\s+vote\s+on|vote\s+on)"
     r"\s+(?:to\s+eliminate\s+|out\s+)?(?P<name>§\d+§|them|him|her)",
     re.I,
 )
-_PUSH_AFTER = re.compile(r"(?P<name>§\d+§)(?:\s+\w+){0,3}?\s+(?:my\s+top\s+suspect|out\s+as\s+fake)", re.I)
+_PUSH_AFTER = re.compile(
+    r"(?P<name>§\d+§)(?:\s+\w+){0,3}?\s+(?:my\s+top\s+suspect|out\s+as\s+fake|"
+    r"is\s+my\s+(?:vote|suspect|pick|lynch)|has\s+my\s+vote)",
+    re.I,
+)
+# "Look at Player 7." (not "look at Player 7's vote" or "look at Player 7 and Player 2 together").
+_LOOK_AT = re.compile(r"\blook(?:ing)?\s+(?:hard\s+|closely\s+)?at\s+(?P<name>§\d+§)(?!'s|\s+and)", re.I)
 _OFF = re.compile(r"\b(?:feels?|seems?|looks?|is|something)\s+(?:\w+\s+)?off\b", re.I)
 _NEGATION_WINDOW = 4
 
@@ -184,26 +191,41 @@ class Extraction:
 
 
 _SEAT_NAME = re.compile(r"player\s*(\d+)", re.I)
+# A bare seat number names a player ("vote 5", "7 is scum") unless it counts or dates something
+# ("3 days", "day 2", "90%", "N1", "1 or 2").
+_NUMBER_BEFORE = r"(?<![\w§#%.,:/'-])(?<!day\s)(?<!night\s)(?<!round\s)(?<!top\s)(?<!last\s)(?<!first\s)"
+_NUMBER_AFTER = (
+    r"(?![\w§%]|[.,]\d|\s*(?:days?|nights?|rounds?|times?|votes?|players?|people|of|more|others?|left|"
+    r"mafia|scum|town|or\s+\d|to\s+\d|out\s+of|x|am|pm|hours?|minutes?|seconds?|%)\b)"
+)
 
 
-def _aliases(players: Sequence[str]) -> dict[str, str]:
-    """Every way a name is written, lowercased, to the name: "Player 6" is also "p6" and "p 6"
-    (the short forms only where no player is called that)."""
+def _aliases(players: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """Every way a name is written, lowercased, to the name, and the bare seat numbers among
+    them: at a table of "Player N" names, "Player 6" is also "p6", "p 6" and "6" (short forms
+    only where no player is called that)."""
     canonical = {p.lower(): p for p in players}
-    for player in players:
-        seat = _SEAT_NAME.fullmatch(player)
+    seats = [_SEAT_NAME.fullmatch(p) for p in players]
+    numbers: list[str] = []
+    for player, seat in zip(players, seats, strict=True):
         if seat:
             for alias in (f"p{seat.group(1)}", f"p {seat.group(1)}", f"player{seat.group(1)}"):
                 canonical.setdefault(alias, player)
-    return canonical
+            if all(seats) and seat.group(1) not in canonical:
+                canonical[seat.group(1)] = player
+                numbers.append(seat.group(1))
+    return canonical, numbers
 
 
 @lru_cache(maxsize=64)
 def _matcher(players: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, str]]:
-    canonical = _aliases(players)
-    names = sorted(canonical, key=len, reverse=True)
-    alternation = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"(?<![\w§])(?:{alternation})(?![\w§])", re.I), canonical
+    canonical, numbers = _aliases(players)
+    names = sorted((n for n in canonical if n not in numbers), key=len, reverse=True)
+    pattern = rf"(?<![\w§])(?:{'|'.join(re.escape(n) for n in names)})(?![\w§])"
+    if numbers:
+        digits = "|".join(sorted(numbers, key=len, reverse=True))
+        pattern += rf"|{_NUMBER_BEFORE}(?:{digits}){_NUMBER_AFTER}"
+    return re.compile(pattern, re.I), canonical
 
 
 def _mask(text: str, players: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -299,7 +321,7 @@ def _is_report(masked_clause: str) -> bool:
 def _pushes(segment: str, names: list[str]) -> dict[str, int]:
     """Direct pushes at one player in a segment ("vote Player 2"), negated by "don't vote"."""
     found: dict[str, int] = {}
-    for pattern in (_PUSH, _PUSH_AFTER):
+    for pattern in (_PUSH, _PUSH_AFTER, _LOOK_AT):
         for match in pattern.finditer(segment):
             target = match.group("name")
             before = _TOKEN.findall(segment[: match.start()])[-3:]
