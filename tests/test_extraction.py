@@ -137,6 +137,8 @@ def test_claimed_role_reads_a_structured_claim(value: object, role: Role | None)
         ("The Mafia here are clever.", []),
         ("Mafia.", []),
         ("Player 2 was the Doctor.", []),
+        ("Player 2 keeps saying \u201cI\u2019m the doc, trust me\u201d.", []),
+        ('I said "I am the Doctor" yesterday.', [Role.DOCTOR]),
     ],
 )
 def test_claims(text: str, claims: list[Role]) -> None:

@@ -259,9 +259,17 @@ def _denied(sentence: str, start: int) -> bool:
     )
 
 
+# Words in quotes (two words or more) that someone else said: 'Player 4 keeps saying "I'm the doc"'.
+_QUOTED = re.compile(
+    r"(?<!\bi said )(?<!\bi say )[\"\u201c](?=[^\"\u201d]*\s)[^\"\u201d]{1,300}[\"\u201d]", re.I
+)
+
+
 def _as_speaker(masked: str, names: list[str], speaker: str) -> str:
-    """``masked`` with the speaker's own name read as "I" ("Player 4 is a humble villager")."""
-    return re.sub(r"§(\d+)§", lambda m: "I" if names[int(m.group(1))] == speaker else m.group(0), masked)
+    """``masked`` as its speaker's own claims are read: their name as "I" ("Player 4 is a humble
+    villager"), and words they quote from others left out."""
+    own = re.sub(r"§(\d+)§", lambda m: "I" if names[int(m.group(1))] == speaker else m.group(0), masked)
+    return _QUOTED.sub(" ", own)
 
 
 def _claims(masked: str) -> list[Role]:
