@@ -8,16 +8,20 @@ the audit checks every later prompt of every living player against it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
+from fakes import Ask, ScriptedModel
 from logbuilder import LogBuilder
 from mafia.actions import ActionKind
 from mafia.context import ContextPolicy, build_context
 from mafia.context.extraction import extract
-from mafia.events import DefenseSpeech, EventBase, GameStarted, LastWords, Speech
+from mafia.events import DefenseSpeech, EventBase, Fallback, GameStarted, LastWords, Speech, parse_event
+from mafia.models.house import HouseModel
 from mafia.prompts import anchors
 from mafia.rules import SKIP, Role
+from mafia.runner import run_game
 
 ROLES = ["Mafia", "Town", "Detective", "Doctor", "Town", "Mafia", "Town", "Town"]
 
@@ -128,3 +132,39 @@ def test_claim_tails_parse(kind: str) -> None:
     pattern = anchors.DEFENSE_LINE if kind == "defense" else anchors.LAST_WORDS_LINE
     match = pattern.match(line)
     assert match is not None and match["speaker"] == "Player 2"
+
+
+def test_structured_claims_go_through_a_game() -> None:
+    """Claims stated in answers land on the events and in later prompts; a value naming no role
+    ("Jester") is no claim and costs no re-ask."""
+    claims = {"Player 1": "the doc", "Player 2": "Jester", "Player 3": " TOWNIE "}
+
+    def script(ask: Ask) -> dict[str, Any] | None:
+        if ask.action == "speak" and ask.player in claims:
+            return {"text": "Nothing to say yet.", "claim": claims[ask.player]}
+        return None
+
+    model = ScriptedModel(script=script)
+    state = run_game({"seed": 1, "players": 7, "round_cap": 2}, model=model)
+    events = [parse_event(e) for e in state["events"]]
+    said = {e.speaker: e.claim for e in events if isinstance(e, Speech) and e.round == 1}
+    assert (said["Player 1"], said["Player 2"], said["Player 3"]) == (Role.DOCTOR, None, Role.TOWN)
+    assert not [e for e in events if isinstance(e, Fallback)]
+    assert not [a for a in model.log if a.retry]
+    later = [a.text for a in model.log if "Day 2:" in a.text]
+    assert later and all("- Player 1 claimed Doctor (day 1)" in t for t in later)
+    assert all("- Player 2 claimed" not in t for t in later)
+    assert any('- Player 3 said: "Nothing to say yet." (claims Town)' in t for t in later)
+
+
+def test_the_house_model_states_what_its_words_claim() -> None:
+    claimed: list[tuple[str, Role]] = []
+    for seed in range(3):
+        state = run_game({"seed": seed, "players": 8}, model=HouseModel(seed=seed))
+        events = [parse_event(e) for e in state["events"]]
+        seats = next(e.players for e in events if isinstance(e, GameStarted))
+        for e in events:
+            if isinstance(e, Speech | DefenseSpeech | LastWords) and e.claim is not None:
+                assert e.claim in extract(e.text, e.speaker, seats).claims, e.text
+                claimed.append((e.text, e.claim))
+    assert claimed

@@ -132,6 +132,7 @@ def test_player_response_keeps_the_action_fields() -> None:
         reasoning="r",
         text=None,
         choice="skip",
+        claim=None,
     )
     response = PlayerResponse(player="P", action=ActionKind.VOTE, output=vote, memory=PlayerMemory())
     assert response.model_dump()["output"]["choice"] == "skip"

@@ -72,7 +72,8 @@ class ActionBase(BaseModel):
 # One schema for every action keeps the response format identical across a player's calls, so a
 # provider's prefix cache (which starts with the schema) serves all of them.
 class Answer(ActionBase):
-    """Your answer: the reasoning fields in order, then the text and the choice the task asks for."""
+    """Your answer: the reasoning fields in order, then the text and the choice the task asks for,
+    and the role a speech claims."""
 
     text: str | None = Field(
         description="What you say or write, in your persona's voice: your speech, defense or last "
@@ -83,6 +84,11 @@ class Answer(ActionBase):
         description='Exactly one name from the task\'s "Valid targets" line ("skip" only where '
         "listed): your nomination, ballot or night target. null when the task asks for no choice, "
         "or in a speech to nominate no one."
+    )
+    claim: str | None = Field(
+        description="The role you publicly claim in this speech, defense or last words, if any: "
+        '"Detective", "Doctor", "Town" or "Mafia" (shown to everyone, true or not). null when you '
+        "claim no role in it, and for every other task."
     )
 
 

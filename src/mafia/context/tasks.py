@@ -16,13 +16,14 @@ from mafia.prompts import anchors
 from mafia.prompts.templates import render
 
 _PICK = "choice (an exact name from the valid targets)"
+_CLAIM = "claim (the role you claim in it, or null)"
 _ANSWER = {
     ActionKind.SPEAK: "text (your speech), then choice (an exact name from the valid targets, or "
-    "null for no nomination)",
+    f"null for no nomination), then {_CLAIM}",
     ActionKind.VOTE: f"{_PICK}; text null",
     ActionKind.REVOTE: f"{_PICK}; text null",
-    ActionKind.DEFENSE: "text (your defense); choice null",
-    ActionKind.LAST_WORDS: "text (your last words); choice null",
+    ActionKind.DEFENSE: f"text (your defense), then {_CLAIM}; choice null",
+    ActionKind.LAST_WORDS: f"text (your last words), then {_CLAIM}; choice null",
     ActionKind.NIGHT_ZERO: "text (your plan for your partners); choice null",
     ActionKind.MAFIA_ROUND1: f"{_PICK} and text (your message to your partners)",
     ActionKind.MAFIA_ROUND2: f"{_PICK}; text null",

@@ -14,10 +14,12 @@ from mafia.models import house_day as day
 from mafia.models import house_night as night
 from mafia.models.house_board import assess
 from mafia.models.house_reading import PromptView
-from mafia.models.house_speech import style_for
+from mafia.models.house_speech import claimed_in, style_for
 from mafia.models.house_tactics import Ctx, Decision, Knobs, private_note
 
 __all__ = ["Decision", "Knobs", "decide"]
+
+_SPOKEN = frozenset({"speak", "defense", "last_words"})
 
 
 def decide(view: PromptView, props: frozenset[str], rng: random.Random, knobs: Knobs) -> Decision:
@@ -29,6 +31,9 @@ def decide(view: PromptView, props: frozenset[str], rng: random.Random, knobs: K
     handler = _HANDLERS.get(action, day.speak)
     decision = handler(ctx)
     decision.action = action
+    text = decision.fields.get("text")
+    if action in _SPOKEN and isinstance(text, str):
+        decision.fields["claim"] = claimed_in(text)  # states in the answer the role its words claim
     _fill_beliefs(ctx, decision)
     return decision
 

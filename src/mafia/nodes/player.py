@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from mafia.actions import ACTION_SCHEMAS, ActionKind
 from mafia.context.builder import build_context
+from mafia.context.extraction import claimed_role
 from mafia.events import Fallback, RelationshipNote, SuspicionNote, Thought, dump_event
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
@@ -42,6 +43,8 @@ CHOICE_FIELD: dict[ActionKind, str | None] = {
 TEXT_FIELD: dict[ActionKind, str | None] = {
     kind: "text" if kind in _WITH_TEXT else None for kind in ActionKind
 }
+# The actions whose words may publicly claim a role (the answer's ``claim``).
+CLAIM_ACTIONS = (ActionKind.SPEAK, ActionKind.DEFENSE, ActionKind.LAST_WORDS)
 # Legal fallbacks, applied after the last re-ask fails. Votes and kills fall back to skip, the
 # Doctor to protecting themself, the Detective to the lowest-seat candidate, speeches to a pass.
 FALLBACK_TEXT = {
@@ -172,6 +175,9 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
     fallback_event: JSON | None = None
     text_field = TEXT_FIELD.get(action)
     text = answer.get(text_field) if text_field else None
+    # A public claim goes with the words it was made in; a value naming no role is no claim.
+    role = claimed_role(answer.get("claim")) if action in CLAIM_ACTIONS and isinstance(text, str) else None
+    claim = role.value if role is not None else None
     if error is not None:
         choice = fallback_choice(action, req["player"], req["options"])
         if text_field and not isinstance(text, str):
@@ -210,6 +216,7 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
         "total_tokens": prompt.total_tokens,
         "attempts": attempts,
         "choice": choice,
+        "claim": claim,
         "fallback": fallback_event is not None,
     }
     return {
@@ -219,6 +226,7 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
         "action": action.value,
         "choice": choice,
         "text": text,
+        "claim": claim,
         "reasoning": thought.reasoning,
         "events": [e for e in (fallback_event, dump_event(thought)) if e is not None],
         "prompt_record": record,
