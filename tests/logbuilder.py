@@ -221,8 +221,12 @@ class LogBuilder:
         self._night_death = None
         return self
 
-    def speak(self, speaker: str, text: str, nominate: str | None = None) -> Self:
-        self.events.append(Speech(round=self.round, speaker=speaker, text=text, nomination=nominate))
+    def speak(
+        self, speaker: str, text: str, nominate: str | None = None, *, claim: Role | None = None
+    ) -> Self:
+        self.events.append(
+            Speech(round=self.round, speaker=speaker, text=text, nomination=nominate, claim=claim)
+        )
         self._think(speaker, ActionKind.SPEAK)
         return self
 
@@ -275,8 +279,8 @@ class LogBuilder:
         self._vote_event(ballots, result, revote=False)
         return result
 
-    def defend(self, speaker: str, text: str) -> Self:
-        self.events.append(DefenseSpeech(round=self.round, speaker=speaker, text=text))
+    def defend(self, speaker: str, text: str, *, claim: Role | None = None) -> Self:
+        self.events.append(DefenseSpeech(round=self.round, speaker=speaker, text=text, claim=claim))
         self._think(speaker, ActionKind.DEFENSE)
         return self
 
@@ -285,10 +289,10 @@ class LogBuilder:
         self._vote_event(ballots, result, revote=True)
         return result
 
-    def last_words(self, text: str) -> Self:
+    def last_words(self, text: str, *, claim: Role | None = None) -> Self:
         if self._eliminated is None:
             raise ValueError("no one was eliminated today")
-        self.events.append(LastWords(round=self.round, speaker=self._eliminated, text=text))
+        self.events.append(LastWords(round=self.round, speaker=self._eliminated, text=text, claim=claim))
         self._think(self._eliminated, ActionKind.LAST_WORDS)
         return self
 

@@ -22,6 +22,11 @@ OUTCOME_TEXT = {
 NIGHT_ACTIONS = {"mafia_round1", "mafia_round2", "night_kill", "protect", "investigate"}
 
 
+def _claim(role: str | None) -> str:
+    """The role a speaker publicly claimed with their words, as a tag after them."""
+    return f" [magenta](claims {role})[/]" if role else ""
+
+
 def is_night(event: ev.EventBase) -> bool:
     """Whether an event belongs to a night after night zero (its header is shown once)."""
     if isinstance(event, ev.Thought | ev.Fallback):
@@ -69,15 +74,15 @@ class GameView:
                 out(f"[dim]Speaking order: {', '.join(event.speaking_order)}[/]")
             case ev.Speech():
                 nomination = f" [yellow]→ nominates {event.nomination}[/]" if event.nomination else ""
-                out(f"[bold]{event.speaker}[/]: {event.text}{nomination}")
+                out(f"[bold]{event.speaker}[/]: {event.text}{_claim(event.claim)}{nomination}")
             case ev.DefenseSpeech():
-                out(f"[bold]{event.speaker}[/] [italic](defense)[/]: {event.text}")
+                out(f"[bold]{event.speaker}[/] [italic](defense)[/]: {event.text}{_claim(event.claim)}")
             case ev.VoteRound():
                 self._votes(event)
             case ev.Elimination():
                 out(f"[bold red]{event.player} is eliminated by the town.[/]")
             case ev.LastWords():
-                out(f"[bold]{event.speaker}[/] [italic](last words)[/]: {event.text}")
+                out(f"[bold]{event.speaker}[/] [italic](last words)[/]: {event.text}{_claim(event.claim)}")
             case ev.MafiaDiscussion():
                 label = "direct" if event.coordination_round == 0 else f"round {event.coordination_round}"
                 out(f"[dim red]  (mafia {label}) {event.speaker} → {event.target}: {event.message}[/]")

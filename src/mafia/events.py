@@ -134,22 +134,25 @@ class DayStarted(EventBase):
 
 
 class Speech(EventBase):
-    """A day speech, with an optional nomination of another living player."""
+    """A day speech, with an optional nomination of another living player and the role its speaker
+    publicly claims in it (None: no structured claim; the text may still claim one)."""
 
     ACTOR_FIELD = "speaker"
     type: Literal["speech"] = "speech"
     speaker: str
     text: str
     nomination: str | None = None
+    claim: Role | None = None
 
 
 class DefenseSpeech(EventBase):
-    """A tied player's defense before the revote."""
+    """A tied player's defense before the revote, with the role it publicly claims, if any."""
 
     ACTOR_FIELD = "speaker"
     type: Literal["defense"] = "defense"
     speaker: str
     text: str
+    claim: Role | None = None
 
 
 class VoteRound(EventBase):
@@ -173,12 +176,13 @@ class Elimination(EventBase):
 
 
 class LastWords(EventBase):
-    """The day-eliminated player's final speech."""
+    """The day-eliminated player's final speech, with the role it publicly claims, if any."""
 
     ACTOR_FIELD = "speaker"
     type: Literal["last_words"] = "last_words"
     speaker: str
     text: str
+    claim: Role | None = None
 
 
 # ---- night ---------------------------------------------------------------------------------

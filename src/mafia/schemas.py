@@ -21,11 +21,12 @@ class _Shape(BaseModel):
 
 
 class SpeechLine(_Shape):
-    """A speech as it appears in a transcript."""
+    """A speech as it appears in a transcript, with the role its speaker claimed in it (if stated)."""
 
     speaker: str
     text: str
     nomination: str | None = None
+    claim: str | None = None
 
 
 class BallotLine(_Shape):

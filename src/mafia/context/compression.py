@@ -98,12 +98,19 @@ def accusations(transcript: DayRoundTranscript, seats: Sequence[str]) -> list[Ac
     return [Accusation(accuser=a, accused=b) for a, b in found]
 
 
+def line_claims(line: SpeechLine, seats: Sequence[str]) -> tuple[str, ...]:
+    """The roles a speech claims: the speaker's structured claim, else those its text states."""
+    if line.claim:
+        return (line.claim,)
+    return tuple(role.value for role in extract(line.text, line.speaker, seats).claims)
+
+
 def claims(transcript: DayRoundTranscript, seats: Sequence[str]) -> list[RoleClaim]:
-    """Every role claim read from the day's speeches, defenses and last words, in order."""
+    """Every role claim of the day's speeches, defenses and last words, in order."""
     found: dict[tuple[str, str], None] = {}
     for line in _spoken(transcript):
-        for role in extract(line.text, line.speaker, seats).claims:
-            found[(line.speaker, role.value)] = None
+        for role in line_claims(line, seats):
+            found[(line.speaker, role)] = None
     return [RoleClaim(player=p, role=r) for p, r in found]
 
 

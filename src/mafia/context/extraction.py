@@ -3,9 +3,11 @@
 Intentionally simple and explainable: sentences are cut into clauses, player names are found by
 exact match, and a clause accuses the players it names when its suspicion words outweigh its
 defence words (a negation such as "not", "don't" or "no reason to" flips the word after it). A role
-claim is a first-person statement of a role ("I am the Doctor", "as the Detective, I...") or a
-role's night action told in the first person ("I investigated Player 3", "I protected Player 2");
-negations, hypotheticals and claims reported about other players are not claims.
+claim is a first-person statement of a role, present or past ("I am the Doctor", "I was Town",
+"as the Detective, I...", "Detective here"), a bare role fragment ("Just town."), or a role's night
+action told in the first person or as a fragment ("I investigated Player 3", "Protected Player 2");
+negations, hypotheticals and claims reported about other players are not claims. ``claimed_role``
+reads a structured claim (a role named by the speaker) with the same role words.
 """
 
 from __future__ import annotations
@@ -25,40 +27,91 @@ def _words(text: str) -> frozenset[str]:
 
 _ROLE_WORDS: tuple[tuple[Role, str], ...] = (
     (Role.DETECTIVE, r"detective|cop|investigator|sheriff|seer"),
-    (Role.DOCTOR, r"doctor|doc|medic|healer|nurse"),
-    (Role.TOWN, r"town(?:ie|sperson|sfolk|s ?person)?|villager|citizen|vanilla"),
+    (Role.DOCTOR, r"doctor|doc|medic|healer|nurse|protector"),
+    (Role.TOWN, r"town(?:ie|sperson|sfolk|s ?person)?|villager|citizen|civilian|vanilla|vt"),
     (Role.MAFIA, r"mafia|mafioso|godfather"),
 )
 _ROLE_ALT = "|".join(f"(?P<{role.name}>{words})" for role, words in _ROLE_WORDS)
+# The roles a bare fragment can claim ("Just town.", "Detective here"): "Mafia." alone is a read.
+_TOWN_ROLE_ALT = "|".join(
+    f"(?P<{role.name}>{words})" for role, words in _ROLE_WORDS if role is not Role.MAFIA
+)
 _FILLER = (
     r"(?:(?:just|only|simply|really|actually|honestly|truly|indeed|definitely|certainly|"
     r"obviously|clearly|absolutely|genuinely|totally|literally|100%|the|a|an|one|your|plain|"
-    r"simple|humble|regular|ordinary|real|true|lowly|innocent|loyal|good|proud|confirmed|"
-    r"town(?=\s+(?:detective|cop|investigator|sheriff|doctor|doc|medic|healer)))\s+)*"
+    r"simple|humble|regular|ordinary|real|true|lowly|innocent|loyal|good|proud|confirmed|still|"
+    r"always|also|in\s+fact|vanilla|town(?=\s+(?:detective|cop|investigator|sheriff|doctor|doc|medic|healer)))"
+    r",?\s+)*"
 )
-# "I am the Doctor", "I'm just a townie"; a following hyphen ("town-reading") is not a claim.
-_I_AM = re.compile(rf"\b(?:i\s+am|i'm|im)\s+(?:{_FILLER})(?:{_ROLE_ALT})(?![-\w'])", re.I)
+_ROLE_END = r"(?![-\w'])"  # "town-reading", "the Doctor's pick" are not claims
+# "I am the Doctor", "I'm just a townie", "I was Town", "I've been the Detective all along"
+# ("I is" is the speaker naming themself: "Player 4 is a humble villager").
+_I_AM = re.compile(
+    rf"\b(?:i\s+am|i'm|im|i\s+was|i\s+is|i(?:'ve|\s+have|'d|\s+had)\s+been)\s+(?:{_FILLER})(?:{_ROLE_ALT}){_ROLE_END}",
+    re.I,
+)
 # "As the Detective, I checked..." (not "as the Detective said").
-_AS_ROLE = re.compile(rf"\bas\s+(?:the|a|an|your)\s+(?:{_ROLE_ALT}),?\s+(?:i|my|i'm)\b", re.I)
+_AS_ROLE = re.compile(rf"\bas\s+(?:the\s+|a\s+|an\s+|your\s+)?(?:{_ROLE_ALT}),?\s+(?:i|my|i'm|i've)\b", re.I)
+# "Speaking as Doctor", "coming out as the cop", "I claim Doctor", "claiming Detective",
+# "my role is Town": a role named by a word that makes it a claim.
+_CLAIM_VERBS = (
+    r"\b(?:speaking|coming\s+out|came\s+out|come\s+out|outing\s+myself|reveal(?:ing)?\s+myself)\s+as\s+",
+    r"(?:\bi(?:'m|\s+am|'ll|\s+will)?\s+(?:hard\s+|now\s+)?|^\s*(?:hard\s+)?)claim(?:ing)?\s+(?:to\s+be\s+)?",
+    r"\bmy\s+role\s+(?:is|was|:)\s*",
+)
+_NAMED_ROLE = tuple(
+    re.compile(rf"{verb}(?:{_FILLER})(?:{_ROLE_ALT}){_ROLE_END}", re.I) for verb in _CLAIM_VERBS
+)
+# "Detective here, again", "Doctor here." (a role introducing its speaker).
+_ROLE_HERE = re.compile(rf"(?:^|[,;:]\s*)(?:{_FILLER})(?:{_TOWN_ROLE_ALT})\s+here\b", re.I)
+# What may open a bare role: "For the record: cop.", "Lily here, plain townie." (the speaker's
+# own name reads as "I").
+_LEAD_IN = (
+    r"(?:(?:for\s+the\s+record|fwiw|full\s+disclosure|to\s+be\s+clear|ok(?:ay)?|so|well|i\s+here)"
+    r"\s*[:,\u2014\u2013-]+\s*)?"
+)
+# A sentence that is only a role: "Just town.", "Plain villager!", "Town, for the record."
+_BARE_ROLE = re.compile(
+    rf"^\s*{_LEAD_IN}(?:{_FILLER})(?:{_TOWN_ROLE_ALT})(?:\s+(?:player|member|role))?"
+    r"(?:,?\s+(?:again|still|too|though|honestly|really|by\s+the\s+way|for\s+the\s+record))*"
+    r"\s*[.!]*\s*$",
+    re.I,
+)
+# "Investigator claim.", "medic claim: protected 1 n1" (a claim announced by name).
+_ROLE_CLAIM = re.compile(
+    rf"^\s*{_LEAD_IN}(?:hard\s+|full\s+)?(?:{_ROLE_ALT})\s+claim\b\s*(?:[.:,!\u2014\u2013-]|$)", re.I
+)
+# A structured claim's value: a role word, optionally with an article or "I am" ("the Doctor").
+_CLAIM_VALUE = re.compile(
+    rf"^\s*(?:i\s+am\s+|i'm\s+)?(?:the\s+|a\s+|an\s+)?(?:{_ROLE_ALT})(?:\s+(?:role|player))?\s*[.!]?\s*$",
+    re.I,
+)
 # "..., just a regular town member" after a first-person denial.
 _JUST_A = re.compile(rf"(?:^|[,;]\s*)(?:just|only|simply)\s+(?:a|an)\s+(?:\w+\s+)?(?:{_ROLE_ALT})\b", re.I)
 # "I am the Mafia's worst nightmare: the Detective."
 _NIGHTMARE = re.compile(rf"\bworst\s+nightmare\s*[:,-]\s*(?:the\s+)?(?:{_ROLE_ALT})\b", re.I)
 _NAME = "§"  # names are masked as §k§ before the action patterns run
 _CURLY_APOSTROPHE = "\u2019"  # read as "'" (after the names are masked)
+# First person ("I investigated X", "I had checked X"), or a fragment opening with the verb
+# ("Checked X: Mafia.").
+_TARGET = r"(?:§\d+§|myself|#?\d{1,2}\b)"  # a name, or a seat number ("saved 4 N1")
+_ACTOR = r"(?:\bi(?:'ve|'d|\s+have|\s+had)?\s+(?:been\s+|was\s+|also\s+)?|^\s*(?:(?:and|also|then)\s+)?)"
 _INVESTIGATED = re.compile(
-    r"\bi(?:'ve|\s+have)?\s+(?:investigated|checked|inspected|looked\s+into)\s+§\d+§"
-    r"|\bmy\s+(?:investigation|check|result)s?\s+(?:on|of|into|for)\s+§\d+§"
+    rf"{_ACTOR}(?:investigated|investigating|checked|checking|inspected|looked\s+into)\s+{_TARGET}"
+    rf"|\bmy\s+(?:\w+\s+)?(?:investigation|check|result)s?\s+(?:was\s+)?(?:on|of|into|for)\s+{_TARGET}"
     r"|\bmy\s+next\s+check\b",
     re.I,
 )
 _PROTECTED = re.compile(
-    r"\bi(?:'ve|\s+have)?\s+(?:been\s+)?(?:protected|protecting|saved|healed|guarded|guarding)"
-    r"\s+(?:§\d+§|myself)"
+    rf"{_ACTOR}(?:protected|protecting|saved|healed|guarded|guarding)\s+{_TARGET}"
+    rf"|\bmy\s+(?:\w+\s+)?(?:protection|save|heal|guard)s?\s+(?:was\s+|went\s+)?(?:on|of|for|to)\s+{_TARGET}"
     r"|\bthe\s+one\s+who\s+(?:saved|protected|healed)\b",
     re.I,
 )
-_HYPOTHETICAL = re.compile(r"^\s*(?:if|suppose|imagine|what if|pretend|hypothetically)\b", re.I)
+# Sentences asserting nothing: hypotheticals, and sarcasm ("Oh sure, I'm the mafia").
+_HYPOTHETICAL = re.compile(
+    r"^\s*(?:if|suppose|imagine|what if|pretend|hypothetically|oh\s+sure|yeah\s+right|oh\s+yeah)\b", re.I
+)
 
 _SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[?!])(?=\S)")
 _CLAUSE_CUT = re.compile(r",?\s+\b(?:but|however|though|although|whereas|while)\b\s*,?|;|:\s+", re.I)
@@ -72,7 +125,7 @@ _SUSPICION = _words(
     "untrustworthy evil guilty slip slipped flip-flopped flipflopped contradiction contradicts "
     "contradicted inconsistent wolf wolfy bussing accuse accusing accused accusation weird "
     "convenient smells fishy sketchy odd strange twisting twist manipulating manipulative "
-    "framing concern concerned concerning worry worries worried worrying"
+    "framing concern concerned concerning worry worries worried worrying wolves scummiest scummier"
 )
 # "Mafia" accuses only when predicated ("X is Mafia", "X could be Mafia", "like a Mafia team").
 _MAFIA_WORDS = frozenset({"mafia", "mafioso"})
@@ -107,17 +160,24 @@ _SECOND_PERSON = _words("you your you're yourself")
 _ADDRESS = re.compile(r"^\s*(?P<name>§\d+§)\s*,")
 _REPORTING = _words(
     "said says claimed claims claiming accused accuses told thinks thought suspects believes "
-    "argued mentioned called"
+    "argued mentioned called think believe assume assumes suggested implied"
 )
 # Direct pushes at one named player: "vote Player 2", "my vote goes to X", "eliminate X".
 _PUSH = re.compile(
     r"\b(?:vote|voting|nominate|nominating|eliminate|eliminating|lynch|lynching|execute|"
     r"(?:my\s+)?(?:vote|nomination)\s+(?:goes\s+|is\s+)?(?:to|on|for)|calling|vote\s+out|"
-    r"vote\s+for|voting\s+for|voting\s+out|my\s+top\s+suspect\s+is|leaning\s+towards?)"
+    r"vote\s+for|voting\s+for|voting\s+out|my\s+top\s+suspect\s+is|leaning(?:\s+towards?)?|"
+    r"(?:put\s+)?my\s+vote\s+on|vote\s+on)"
     r"\s+(?:to\s+eliminate\s+|out\s+)?(?P<name>§\d+§|them|him|her)",
     re.I,
 )
-_PUSH_AFTER = re.compile(r"(?P<name>§\d+§)(?:\s+\w+){0,3}?\s+(?:my\s+top\s+suspect|out\s+as\s+fake)", re.I)
+_PUSH_AFTER = re.compile(
+    r"(?P<name>§\d+§)(?:\s+\w+){0,3}?\s+(?:my\s+top\s+suspect|out\s+as\s+fake|"
+    r"is\s+my\s+(?:vote|suspect|pick|lynch)|has\s+my\s+vote)",
+    re.I,
+)
+# "Look at Player 7." (not "look at Player 7's vote" or "look at Player 7 and Player 2 together").
+_LOOK_AT = re.compile(r"\blook(?:ing)?\s+(?:hard\s+|closely\s+)?at\s+(?P<name>§\d+§)(?!'s|\s+and)", re.I)
 _OFF = re.compile(r"\b(?:feels?|seems?|looks?|is|something)\s+(?:\w+\s+)?off\b", re.I)
 _NEGATION_WINDOW = 4
 
@@ -130,15 +190,42 @@ class Extraction:
     claims: tuple[Role, ...]
 
 
-def _name_pattern(players: Sequence[str]) -> re.Pattern[str]:
-    names = sorted(players, key=len, reverse=True)
-    alternation = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"(?<![\w§])(?:{alternation})(?![\w§])", re.I)
+_SEAT_NAME = re.compile(r"player\s*(\d+)", re.I)
+# A bare seat number names a player ("vote 5", "7 is scum") unless it counts or dates something
+# ("3 days", "day 2", "90%", "N1", "1 or 2").
+_NUMBER_BEFORE = r"(?<![\w§#%.,:/'-])(?<!day\s)(?<!night\s)(?<!round\s)(?<!top\s)(?<!last\s)(?<!first\s)"
+_NUMBER_AFTER = (
+    r"(?![\w§%]|[.,]\d|\s*(?:days?|nights?|rounds?|times?|votes?|players?|people|of|more|others?|left|"
+    r"mafia|scum|town|or\s+\d|to\s+\d|out\s+of|x|am|pm|hours?|minutes?|seconds?|%)\b)"
+)
+
+
+def _aliases(players: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """Every way a name is written, lowercased, to the name, and the bare seat numbers among
+    them: at a table of "Player N" names, "Player 6" is also "p6", "p 6" and "6" (short forms
+    only where no player is called that)."""
+    canonical = {p.lower(): p for p in players}
+    seats = [_SEAT_NAME.fullmatch(p) for p in players]
+    numbers: list[str] = []
+    for player, seat in zip(players, seats, strict=True):
+        if seat:
+            for alias in (f"p{seat.group(1)}", f"p {seat.group(1)}", f"player{seat.group(1)}"):
+                canonical.setdefault(alias, player)
+            if all(seats) and seat.group(1) not in canonical:
+                canonical[seat.group(1)] = player
+                numbers.append(seat.group(1))
+    return canonical, numbers
 
 
 @lru_cache(maxsize=64)
 def _matcher(players: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, str]]:
-    return _name_pattern(players), {p.lower(): p for p in players}
+    canonical, numbers = _aliases(players)
+    names = sorted((n for n in canonical if n not in numbers), key=len, reverse=True)
+    pattern = rf"(?<![\w§])(?:{'|'.join(re.escape(n) for n in names)})(?![\w§])"
+    if numbers:
+        digits = "|".join(sorted(numbers, key=len, reverse=True))
+        pattern += rf"|{_NUMBER_BEFORE}(?:{digits}){_NUMBER_AFTER}"
+    return re.compile(pattern, re.I), canonical
 
 
 def _mask(text: str, players: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -160,10 +247,29 @@ def _is_negator(token: str) -> bool:
 
 
 def _denied(sentence: str, start: int) -> bool:
-    """Whether a claim at ``start`` is under a denial in its own phrase ("I never said I...")."""
-    phrase = re.split(r"[,;]", sentence[:start])[-1]
-    before = _TOKEN.findall(phrase)[-4:]
-    return any(_is_negator(t) for t in before)
+    """Whether a claim at ``start`` is under a denial in its own phrase ("I never said I...") or
+    reports what someone else says of the speaker ("they think I was the Doctor")."""
+    clause = _CLAUSE_CUT.split(sentence[:start])[-1]
+    phrase = _TOKEN.findall(re.split(r"[,;]", clause)[-1])
+    if any(_is_negator(t) for t in phrase[-4:]):
+        return True
+    return any(
+        word.lower() in _REPORTING and (i == 0 or phrase[i - 1].lower() != "i")
+        for i, word in enumerate(phrase)
+    )
+
+
+# Words in quotes (two words or more) that someone else said: 'Player 4 keeps saying "I'm the doc"'.
+_QUOTED = re.compile(
+    r"(?<!\bi said )(?<!\bi say )[\"\u201c](?=[^\"\u201d]*\s)[^\"\u201d]{1,300}[\"\u201d]", re.I
+)
+
+
+def _as_speaker(masked: str, names: list[str], speaker: str) -> str:
+    """``masked`` as its speaker's own claims are read: their name as "I" ("Player 4 is a humble
+    villager"), and words they quote from others left out."""
+    own = re.sub(r"§(\d+)§", lambda m: "I" if names[int(m.group(1))] == speaker else m.group(0), masked)
+    return _QUOTED.sub(" ", own)
 
 
 def _claims(masked: str) -> list[Role]:
@@ -172,11 +278,12 @@ def _claims(masked: str) -> list[Role]:
         # Hypotheticals and questions ("Am I the Doctor?", "...too, apparently?") claim nothing.
         if not sentence or _HYPOTHETICAL.match(sentence) or sentence.rstrip().endswith("?"):
             continue
-        for pattern in (_I_AM, _AS_ROLE, _JUST_A, _NIGHTMARE):
+        patterns = (_I_AM, _AS_ROLE, *_NAMED_ROLE, _JUST_A, _NIGHTMARE, _ROLE_HERE, _BARE_ROLE, _ROLE_CLAIM)
+        for pattern in patterns:
             for match in pattern.finditer(sentence):
                 # "..., just a town member" follows denials of other roles by design.
                 if pattern is _JUST_A or not _denied(sentence, match.start()):
-                    roles.extend(role for role in Role if match.group(role.name))
+                    roles.extend(role for role in Role if match.groupdict().get(role.name))
         for pattern, role in ((_INVESTIGATED, Role.DETECTIVE), (_PROTECTED, Role.DOCTOR)):
             found = pattern.search(sentence)
             if found and not _denied(sentence, found.start()):
@@ -222,7 +329,7 @@ def _is_report(masked_clause: str) -> bool:
 def _pushes(segment: str, names: list[str]) -> dict[str, int]:
     """Direct pushes at one player in a segment ("vote Player 2"), negated by "don't vote"."""
     found: dict[str, int] = {}
-    for pattern in (_PUSH, _PUSH_AFTER):
+    for pattern in (_PUSH, _PUSH_AFTER, _LOOK_AT):
         for match in pattern.finditer(segment):
             target = match.group("name")
             before = _TOKEN.findall(segment[: match.start()])[-3:]
@@ -309,7 +416,23 @@ def _extract(text: str, speaker: str, players: tuple[str, ...]) -> Extraction:
     # Typographic apostrophes read as ASCII ones ("I’m", "don’t"); names are masked first, so
     # they are matched as written.
     masked = masked.replace(_CURLY_APOSTROPHE, "'")
-    return Extraction(accused=tuple(_accusations(masked, names, speaker)), claims=tuple(_claims(masked)))
+    return Extraction(
+        accused=tuple(_accusations(masked, names, speaker)),
+        claims=tuple(_claims(_as_speaker(masked, names, speaker))),
+    )
+
+
+def claimed_role(value: object) -> Role | None:
+    """The role a structured claim names, forgiving case, articles and the role words above
+    ("the doc", "Townie", "cop"); None for no claim and for any value that names no role."""
+    if isinstance(value, Role):
+        return value
+    if not isinstance(value, str):
+        return None
+    match = _CLAIM_VALUE.match(value.replace(_CURLY_APOSTROPHE, "'"))
+    if match is None:
+        return None
+    return next(role for role in Role if match.group(role.name))
 
 
 def extract(text: str, speaker: str, players: Sequence[str]) -> Extraction:

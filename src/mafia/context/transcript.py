@@ -158,9 +158,12 @@ class TranscriptManager:
             raise LookupError("no open round: call start_round first")
         return self._entries[-1].transcript
 
-    def add_speech(self, speaker: str, text: str, nomination: str | None = None) -> None:
-        """Add one discussion speech to the current round."""
-        self._open().speeches.append(SpeechLine(speaker=speaker, text=text, nomination=nomination))
+    def add_speech(
+        self, speaker: str, text: str, nomination: str | None = None, claim: str | None = None
+    ) -> None:
+        """Add one discussion speech (with its structured role claim, if any) to the current round."""
+        line = SpeechLine(speaker=speaker, text=text, nomination=nomination, claim=claim)
+        self._open().speeches.append(line)
 
     def record_vote(self, ballots: Iterable[BallotLine], outcome: VoteOutcome) -> None:
         """Record the day's vote; a tie leaves the revote pending."""
@@ -170,9 +173,9 @@ class TranscriptManager:
         if outcome.startswith(TIE_PREFIX):
             live.revote_outcome = PENDING
 
-    def add_defense(self, speaker: str, text: str) -> None:
+    def add_defense(self, speaker: str, text: str, claim: str | None = None) -> None:
         """Add a tied player's defense speech to the current round."""
-        self._open().defense_speeches.append(SpeechLine(speaker=speaker, text=text))
+        self._open().defense_speeches.append(SpeechLine(speaker=speaker, text=text, claim=claim))
 
     def record_revote(self, ballots: Iterable[BallotLine], outcome: VoteOutcome) -> None:
         """Record the revote between the tied players."""
@@ -180,9 +183,9 @@ class TranscriptManager:
         live.revote = list(ballots)
         live.revote_outcome = outcome
 
-    def add_last_words(self, speaker: str, text: str) -> None:
+    def add_last_words(self, speaker: str, text: str, claim: str | None = None) -> None:
         """Record the last words of the player the vote eliminated."""
-        self._open().last_words = SpeechLine(speaker=speaker, text=text)
+        self._open().last_words = SpeechLine(speaker=speaker, text=text, claim=claim)
 
     def finalize_round(
         self,
@@ -297,13 +300,13 @@ class TranscriptManager:
             return
         self.start_round(rnd.number, rnd.day.night_death)
         for speech in rnd.speeches:
-            self.add_speech(speech.speaker, speech.text, speech.nomination)
+            self.add_speech(speech.speaker, speech.text, speech.nomination, speech.claim)
         for vote in rnd.votes:
             if vote.revote:
                 self.record_revote(ballot_lines(vote.ballots), vote_outcome(vote))
             else:
                 self.record_vote(ballot_lines(vote.ballots), vote_outcome(vote))
         for defense in rnd.defenses:
-            self.add_defense(defense.speaker, defense.text)
+            self.add_defense(defense.speaker, defense.text, defense.claim)
         if rnd.last_words is not None:
-            self.add_last_words(rnd.last_words.speaker, rnd.last_words.text)
+            self.add_last_words(rnd.last_words.speaker, rnd.last_words.text, rnd.last_words.claim)

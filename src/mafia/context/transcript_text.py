@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from mafia.context.compression import PENDING
+from mafia.context.compression import PENDING, line_claims
 from mafia.context.extraction import extract
 from mafia.context.safety import quote_text
 from mafia.context.transcript import RoundEntry
@@ -27,15 +27,15 @@ VOTE_PENDING = "Vote: pending (after the last speech)"
 
 def speech_line(line: SpeechLine) -> str:
     """A discussion speech as one safe quoted line."""
-    return anchors.format_speech(line.speaker, quote_text(line.text), line.nomination)
+    return anchors.format_speech(line.speaker, quote_text(line.text), line.nomination, line.claim)
 
 
 def defense_line(line: SpeechLine) -> str:
-    return anchors.format_defense(line.speaker, quote_text(line.text))
+    return anchors.format_defense(line.speaker, quote_text(line.text), line.claim)
 
 
 def last_words_line(line: SpeechLine) -> str:
-    return anchors.format_last_words(line.speaker, quote_text(line.text))
+    return anchors.format_last_words(line.speaker, quote_text(line.text), line.claim)
 
 
 def _counts(ballots: Sequence[BallotLine], seats: Sequence[str]) -> str:
@@ -54,14 +54,15 @@ def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str]) -> str:
     """Speeches dropped under the token budget, kept as facts: nominations, accusations, claims."""
     parts = []
     for line in lines:
-        found = extract(line.text, line.speaker, seats)
+        accused = extract(line.text, line.speaker, seats).accused
+        claimed = line_claims(line, seats)
         facts = []
         if line.nomination:
             facts.append(f"nominated {line.nomination}")
-        if found.accused:
-            facts.append("accused " + ", ".join(found.accused))
-        if found.claims:
-            facts.append("claimed " + ", ".join(r.value for r in found.claims))
+        if accused:
+            facts.append("accused " + ", ".join(accused))
+        if claimed:
+            facts.append("claimed " + ", ".join(claimed))
         parts.append(f"{line.speaker} ({'; '.join(facts)})" if facts else line.speaker)
     return f"Earlier speeches, words trimmed for length: {', '.join(parts)}"
 

@@ -12,6 +12,7 @@ double quotes.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -202,6 +203,43 @@ LINES: dict[str, tuple[str, ...]] = {
     ),
     "game_over": ("Good game, everyone.", "Well played, all.", "That was a good game."),
 }
+
+
+# The role a situation's lines claim for the speaker; lines of other situations claim Town where
+# they say so ("You have the wrong player: I am Town.").
+_CLAIMING = {
+    "detective_intro": "Detective",
+    "detective_again": "Detective",
+    "fake_detective": "Detective",
+    "finding": "Detective",
+    "doctor_claim": "Doctor",
+    "last_doctor": "Doctor",
+    "last_town": "Town",
+}
+_TOWN_CLAIMS = ("I am Town", "I was Town")
+
+
+def _claim_patterns() -> list[tuple[re.Pattern[str], str]]:
+    found = []
+    for situation, lines in LINES.items():
+        for template in lines:
+            role = _CLAIMING.get(situation)
+            if role is None and any(words in template for words in _TOWN_CLAIMS):
+                role = "Town"
+            if role is not None:
+                pattern = re.sub(r"\\\{\w+\\\}", ".+?", re.escape(template))
+                found.append((re.compile(pattern), role))
+    return found
+
+
+_CLAIM_PATTERNS = _claim_patterns()
+
+
+def claimed_in(speech: str) -> str | None:
+    """The role the house model's own speech claims (its first claiming line), if any: what it
+    states as its structured claim."""
+    hits = [(m.start(), role) for pattern, role in _CLAIM_PATTERNS if (m := pattern.search(speech))]
+    return min(hits)[1] if hits else None
 
 
 def line(rng: random.Random, situation: str, **fields: str) -> str:

@@ -68,7 +68,11 @@ def record_speech(state: GameState, turn: JSON) -> dict[str, Any]:
     """Record a speech and its nomination; the next speaker sees it."""
     nomination = turn["choice"]
     speech = Speech(
-        round=state["round"], speaker=turn["player"], text=turn["text"] or "", nomination=nomination
+        round=state["round"],
+        speaker=turn["player"],
+        text=turn["text"] or "",
+        nomination=nomination,
+        claim=turn.get("claim"),
     )
     nominees = list(state["nominees"])
     if nomination is not None and nomination not in nominees:
@@ -128,7 +132,9 @@ def revote_tally(state: GameState) -> dict[str, Any]:
 
 def record_defense(state: GameState, turn: JSON) -> dict[str, Any]:
     """Record a tied player's defense."""
-    event = DefenseSpeech(round=state["round"], speaker=turn["player"], text=turn["text"] or "")
+    event = DefenseSpeech(
+        round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")
+    )
     return {
         "events": dump([event]),
         "queue": [q for q in state["queue"] if q != turn["player"]],
@@ -138,5 +144,7 @@ def record_defense(state: GameState, turn: JSON) -> dict[str, Any]:
 
 def record_last_words(state: GameState, turn: JSON) -> dict[str, Any]:
     """Record the eliminated player's last words."""
-    event = LastWords(round=state["round"], speaker=turn["player"], text=turn["text"] or "")
+    event = LastWords(
+        round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")
+    )
     return {"events": dump([event]), "pending_last_words": None}

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 from mafia.actions import ACTION_SCHEMAS, ActionKind
 from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context
+from mafia.context.extraction import claimed_role
 from mafia.events import Fallback, RelationshipNote, SuspicionNote, Thought, dump_event
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
@@ -29,27 +30,23 @@ from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, GameState, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
 
-# The field holding each action's choice, and its text field (speech, message or plan).
+# The answer field holding each action's choice, and its text field (speech, message or plan).
+_NO_CHOICE = (ActionKind.DEFENSE, ActionKind.LAST_WORDS, ActionKind.NIGHT_ZERO)
+_WITH_TEXT = (
+    ActionKind.SPEAK,
+    ActionKind.DEFENSE,
+    ActionKind.LAST_WORDS,
+    ActionKind.NIGHT_ZERO,
+    ActionKind.MAFIA_ROUND1,
+)
 CHOICE_FIELD: dict[ActionKind, str | None] = {
-    ActionKind.SPEAK: "nomination",
-    ActionKind.VOTE: "vote",
-    ActionKind.REVOTE: "vote",
-    ActionKind.DEFENSE: None,
-    ActionKind.LAST_WORDS: None,
-    ActionKind.NIGHT_ZERO: None,
-    ActionKind.MAFIA_ROUND1: "target",
-    ActionKind.MAFIA_ROUND2: "target",
-    ActionKind.NIGHT_KILL: "target",
-    ActionKind.PROTECT: "target",
-    ActionKind.INVESTIGATE: "target",
+    kind: None if kind in _NO_CHOICE else "choice" for kind in ActionKind
 }
 TEXT_FIELD: dict[ActionKind, str | None] = {
-    ActionKind.SPEAK: "speech",
-    ActionKind.DEFENSE: "speech",
-    ActionKind.LAST_WORDS: "speech",
-    ActionKind.NIGHT_ZERO: "plan",
-    ActionKind.MAFIA_ROUND1: "message",
+    kind: "text" if kind in _WITH_TEXT else None for kind in ActionKind
 }
+# The actions whose words may publicly claim a role (the answer's ``claim``).
+CLAIM_ACTIONS = (ActionKind.SPEAK, ActionKind.DEFENSE, ActionKind.LAST_WORDS)
 # Legal fallbacks, applied after the last re-ask fails. Votes and kills fall back to skip, the
 # Doctor to protecting themself, the Detective to the lowest-seat candidate, speeches to a pass.
 FALLBACK_TEXT = {
@@ -180,6 +177,9 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
     fallback_event: JSON | None = None
     text_field = TEXT_FIELD.get(action)
     text = answer.get(text_field) if text_field else None
+    # A public claim goes with the words it was made in; a value naming no role is no claim.
+    role = claimed_role(answer.get("claim")) if action in CLAIM_ACTIONS and isinstance(text, str) else None
+    claim = role.value if role is not None else None
     if error is not None:
         choice = fallback_choice(action, req["player"], req["options"])
         if text_field and not isinstance(text, str):
@@ -219,6 +219,7 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
         **turn_tokens(attempts),
         "attempts": attempts,
         "choice": choice,
+        "claim": claim,
         "fallback": fallback_event is not None,
     }
     return {
@@ -228,6 +229,7 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
         "action": action.value,
         "choice": choice,
         "text": text,
+        "claim": claim,
         "reasoning": thought.reasoning,
         "events": [e for e in (fallback_event, dump_event(thought)) if e is not None],
         "prompt_record": record,

@@ -35,8 +35,11 @@ TARGETS_LINE = re.compile(r"^Valid targets: (?P<targets>.*)$", re.M)
 LIVING_LINE = re.compile(r"^Living: (?P<names>.*)$", re.M)
 PARTNERS_LINE = re.compile(r"^Your Mafia partners: (?P<partners>.*)$", re.M)
 RESULT_LINE = re.compile(r"^- Night (?P<night>\d+): (?P<target>.+?) is (?P<result>Mafia|Not Mafia)$", re.M)
+# The tail a speech, defense or last words carry when the speaker stated a role claim with them.
+CLAIM_TAIL = r"(?: \(claims (?:Mafia|Detective|Doctor|Town)\))?"
 SPEECH_LINE = re.compile(
-    r'^- (?P<speaker>.+?) said: "(?P<text>.*)"(?: \(nominated (?P<nomination>.+?)\))?$', re.M
+    rf'^- (?P<speaker>.+?) said: "(?P<text>.*)"{CLAIM_TAIL}(?: \(nominated (?P<nomination>.+?)\))?$',
+    re.M,
 )
 GAME_OVER_HINT = "game_over: true"
 
@@ -68,10 +71,15 @@ def format_result(night: int, target: str, result: str) -> str:
     return f"- Night {night}: {target} is {result}"
 
 
-def format_speech(speaker: str, text: str, nomination: str | None) -> str:
+def claim_tail(claim: str | None) -> str:
+    """The tail showing a role the speaker claimed with their words ("" without one)."""
+    return f" (claims {claim})" if claim else ""
+
+
+def format_speech(speaker: str, text: str, nomination: str | None, claim: str | None = None) -> str:
     """A speech on one line; ``text`` must already be made safe (one line, quotes escaped)."""
     tail = f" (nominated {nomination})" if nomination else ""
-    return f'- {speaker} said: "{text}"{tail}'
+    return f'- {speaker} said: "{text}"{claim_tail(claim)}{tail}'
 
 
 def split_names(field: str) -> list[str]:
@@ -86,8 +94,8 @@ def split_names(field: str) -> list[str]:
 PERSONA_LINE = re.compile(r"^Your persona: (?P<persona>.*)$", re.M)
 # A line opening with "Day N" (as written: "Day N:") starts that day's part of the transcript.
 DAY_HEADER = re.compile(r"^Day (?P<day>\d+)\b.*$", re.M)
-DEFENSE_LINE = re.compile(r'^- (?P<speaker>[^"]+?) defended: "(?P<text>.*)"$', re.M)
-LAST_WORDS_LINE = re.compile(r'^- (?P<speaker>[^"]+?) last words: "(?P<text>.*)"$', re.M)
+DEFENSE_LINE = re.compile(rf'^- (?P<speaker>[^"]+?) defended: "(?P<text>.*)"{CLAIM_TAIL}$', re.M)
+LAST_WORDS_LINE = re.compile(rf'^- (?P<speaker>[^"]+?) last words: "(?P<text>.*)"{CLAIM_TAIL}$', re.M)
 CLAIM_LINE = re.compile(
     r"^- (?P<player>[^\"]+?) claimed (?P<role>Mafia|Detective|Doctor|Town)"
     r"(?: \(day (?P<day>\d+)\))?$",
@@ -110,14 +118,14 @@ def format_day_header(day: int) -> str:
     return f"Day {day}:"
 
 
-def format_defense(speaker: str, text: str) -> str:
+def format_defense(speaker: str, text: str, claim: str | None = None) -> str:
     """A tied player's defense speech (``text`` made safe as for ``format_speech``)."""
-    return f'- {speaker} defended: "{text}"'
+    return f'- {speaker} defended: "{text}"{claim_tail(claim)}'
 
 
-def format_last_words(speaker: str, text: str) -> str:
+def format_last_words(speaker: str, text: str, claim: str | None = None) -> str:
     """A day-eliminated player's last words (``text`` made safe as for ``format_speech``)."""
-    return f'- {speaker} last words: "{text}"'
+    return f'- {speaker} last words: "{text}"{claim_tail(claim)}'
 
 
 def format_claim(player: str, role: str, day: int | None = None) -> str:
