@@ -305,7 +305,6 @@ class LogBuilder:
                         speaker=m,
                         target=target,
                         message=message,
-                        reasoning=f"{m} private reasoning for {target}.",
                         coordination_round=1,
                     )
                 )
@@ -333,7 +332,6 @@ class LogBuilder:
                     speaker=m,
                     target=kill,
                     message="",
-                    reasoning=f"{m} chooses alone.",
                     coordination_round=0,
                 )
             )
@@ -365,7 +363,6 @@ class LogBuilder:
                             speaker=m,
                             target=second[m],
                             message="",
-                            reasoning=f"{m} final choice.",
                             coordination_round=2,
                         )
                     )

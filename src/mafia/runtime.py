@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 from pydantic import WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
+from mafia.answers import TextLimits
 from mafia.context.policy import ContextPolicy
 
 ModelLike = BaseChatModel | str
@@ -38,6 +39,9 @@ class GameContext:
     """Re-asks after a malformed or illegal answer before the legal fallback is applied."""
     policy: ContextPolicy = field(default_factory=ContextPolicy)
     """How each player's context is built (window, budget, full transcript)."""
+    text_limits: TextLimits = field(default_factory=TextLimits)
+    """The longest text kept of each model-written field (speech, message, plan, reasoning); a
+    longer one is cut and the cut logged as a ``text_truncated`` event."""
     on_prompt: SkipJsonSchema[Callable[[dict[str, Any]], None] | None] = None
     """Receives each finished turn's prompt record (from the turn's thread). ``run_game`` sets it;
     graph users can stream ``"custom"`` instead, which costs every turn a hand-off to a thread."""
@@ -46,6 +50,8 @@ class GameContext:
         # A context given as JSON (Studio, the API) arrives with the policy as a plain mapping.
         if isinstance(self.policy, Mapping):
             self.policy = ContextPolicy(**self.policy)
+        if isinstance(self.text_limits, Mapping):
+            self.text_limits = TextLimits(**self.text_limits)
         if self.max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, got {self.max_retries}")
 
