@@ -109,7 +109,11 @@ def rejection_of(exc: BaseException, choice_field: str | None = None) -> Rejecti
 def _validation_rejection(exc: ValidationError, choice_field: str | None) -> Rejection:
     errors = exc.errors(include_url=False)
     raw = _raw_from_errors(errors)
-    if any(e["type"] == "json_invalid" for e in errors):
+    invalid = [e for e in errors if e["type"] == "json_invalid"]
+    if any("surrogate" in e["msg"] or "hex escape" in e["msg"] for e in invalid):
+        # A lone surrogate (an unpaired \ud800-\udfff escape) is invalid text, not broken JSON.
+        return Rejection(AnswerKind.INVALID_TEXT, "the answer holds an unpaired surrogate escape.", raw)
+    if invalid:
         return Rejection(AnswerKind.INVALID_JSON, "the answer was not valid JSON.", raw)
     if choice_field is not None and any(
         e["type"] == "literal_error" and e["loc"][:1] == (choice_field,) for e in errors
