@@ -8,6 +8,7 @@ provider fault, a hang past the timeout included, never changes the game.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from functools import cache
@@ -174,3 +175,19 @@ def test_exhausted_provider_faults_stop_the_game_and_it_resumes_to_the_same_end(
 def test_the_server_rejects_unknown_fault_kinds() -> None:
     with pytest.raises(ValueError, match="unknown fault kinds"):
         FaultServer({"gremlins": 0.1})
+
+
+def test_the_game_checks_catch_planted_faults() -> None:
+    events = [parse_event(json.loads(line)) for line in reference(0).split("\n")]
+    check_game(events, [])
+    speech = next(i for i, e in enumerate(events) if isinstance(e, Speech))
+    illegal = events[speech].model_copy(update={"nomination": "Nobody Atall"})
+    unkinded = Fallback(round=1, player=illegal.speaker, action="vote", error="e", attempts=3, applied="skip")
+    spoilt = events[speech].model_copy(update={"text": "bell \x07"})
+    for planted, caught in (
+        ([*events[:speech], illegal, *events[speech + 1 :]], "an illegal action"),
+        ([*events[:speech], unkinded, *events[speech:]], "without its kind"),
+        ([*events[:speech], spoilt, *events[speech + 1 :]], "invalid text"),
+    ):
+        with pytest.raises(AssertionError, match=caught):
+            check_game(planted, [])

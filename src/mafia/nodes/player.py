@@ -25,6 +25,7 @@ from mafia.answers import (
     TextLimits,
     bad_text,
     clean_answer,
+    clean_text,
     constrained_schema,
     empty_text,
     encodable,
@@ -202,7 +203,7 @@ def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
             attempts[-1] = {**last, "error": rejection.error, "kind": rejection.kind.value}
             rejection = Rejection(rejection.kind, rejection.error, last["raw"])
     if rejection is not None and len(attempts) <= game_context(runtime).max_retries:
-        rejected = AIMessage(rejection.raw or "(no answer)")
+        rejected = AIMessage(clean_text(rejection.raw) or "(no answer)")
         return {
             "attempts": attempts,
             "error": rejection.error,
