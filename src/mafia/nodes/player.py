@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
 
 from mafia.actions import ACTION_SCHEMAS, ActionKind
+from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context
 from mafia.events import Fallback, RelationshipNote, SuspicionNote, Thought, dump_event
 from mafia.models.factory import resolve_model, structured
@@ -125,7 +126,7 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
             error = f"the answer did not match the {schema.__name__} schema: {out.get('parsing_error')}"
     except (ValidationError, ValueError) as exc:
         error = f"the answer did not match the {schema.__name__} schema: {exc}"
-    attempt = {"raw": raw, "error": error}
+    attempt = {"raw": raw, "error": error, **call_tokens(state["messages"], schema, raw)}
     return {"answer": answer, "error": error, "attempts": [*state["attempts"], attempt]}
 
 
@@ -208,6 +209,7 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
         "user": prompt.user,
         "tokens": dict(prompt.token_counts()),
         "total_tokens": prompt.total_tokens,
+        **turn_tokens(attempts),
         "attempts": attempts,
         "choice": choice,
         "fallback": fallback_event is not None,
