@@ -32,6 +32,7 @@ from mafia.answers import (
     reask_text,
     rejection_of,
 )
+from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context
 from mafia.events import Fallback, RelationshipNote, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.models.factory import resolve_model, structured
@@ -40,26 +41,20 @@ from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, GameState, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
 
-# The field holding each action's choice, and its text field (speech, message or plan).
+# The answer field holding each action's choice, and its text field (speech, message or plan).
+_NO_CHOICE = (ActionKind.DEFENSE, ActionKind.LAST_WORDS, ActionKind.NIGHT_ZERO)
+_WITH_TEXT = (
+    ActionKind.SPEAK,
+    ActionKind.DEFENSE,
+    ActionKind.LAST_WORDS,
+    ActionKind.NIGHT_ZERO,
+    ActionKind.MAFIA_ROUND1,
+)
 CHOICE_FIELD: dict[ActionKind, str | None] = {
-    ActionKind.SPEAK: "nomination",
-    ActionKind.VOTE: "vote",
-    ActionKind.REVOTE: "vote",
-    ActionKind.DEFENSE: None,
-    ActionKind.LAST_WORDS: None,
-    ActionKind.NIGHT_ZERO: None,
-    ActionKind.MAFIA_ROUND1: "target",
-    ActionKind.MAFIA_ROUND2: "target",
-    ActionKind.NIGHT_KILL: "target",
-    ActionKind.PROTECT: "target",
-    ActionKind.INVESTIGATE: "target",
+    kind: None if kind in _NO_CHOICE else "choice" for kind in ActionKind
 }
 TEXT_FIELD: dict[ActionKind, str | None] = {
-    ActionKind.SPEAK: "speech",
-    ActionKind.DEFENSE: "speech",
-    ActionKind.LAST_WORDS: "speech",
-    ActionKind.NIGHT_ZERO: "plan",
-    ActionKind.MAFIA_ROUND1: "message",
+    kind: "text" if kind in _WITH_TEXT else None for kind in ActionKind
 }
 # Legal fallbacks, applied after the last re-ask fails. Votes and kills fall back to skip, the
 # Doctor to protecting themself, the Detective to the lowest-seat candidate, speeches to a pass.
@@ -175,7 +170,7 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
             raise
     if rejection is not None:
         raw = raw or rejection.raw
-    attempt: JSON = {"raw": raw, "error": None, "kind": None}
+    attempt: JSON = {"raw": raw, "error": None, "kind": None, **call_tokens(state["messages"], schema, raw)}
     if rejection is not None:
         attempt = {**attempt, "error": rejection.error, "kind": rejection.kind.value}
     return {"answer": answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}
@@ -294,6 +289,7 @@ def finish_turn(
         "user": prompt.user,
         "tokens": dict(prompt.token_counts()),
         "total_tokens": prompt.total_tokens,
+        **turn_tokens(attempts),
         "attempts": attempts,
         "choice": choice,
         "fallback": rejection is not None,
