@@ -39,7 +39,8 @@ from mafia.runner import resume_game, run_game
 SEEDS = range(4)  # 4 games per configuration, 15 configurations: 60 games
 TIMEOUT = 2.0  # the client's request timeout (seconds); a hang lasts twice as long
 CLIENT_RETRIES = 2
-MIX = {kind: 0.02 for kind in FAULTS}  # 28% of requests spoilt, all kinds alike
+# The mix: 54% bad answers (so some decisions exhaust their re-asks and fall back), 10% provider faults.
+MIX = {kind: 0.06 for kind in ANSWER_FAULTS} | {kind: 0.02 for kind in PROVIDER_FAULTS}
 CONFIGS: dict[str, dict[str, float]] = {kind: {kind: 0.1} for kind in FAULTS} | {"mix": MIX}
 # The kinds a rejected attempt may be logged with, per injected answer fault.
 REJECTED_AS: dict[str, set[str]] = {
@@ -134,7 +135,7 @@ def test_games_against_a_faulty_server_finish_legally(config: str) -> None:
     faults = CONFIGS[config]
     injected: Counter[str] = Counter()
     rejected: Counter[str] = Counter()
-    truncations = 0
+    truncations = fallbacks = 0
     for seed in SEEDS:
         with FaultServer(faults, seed=seed, hang_seconds=2 * TIMEOUT) as server:
             events, records, _ = play(server, seed)
@@ -142,6 +143,7 @@ def test_games_against_a_faulty_server_finish_legally(config: str) -> None:
         injected += server.injected
         rejected += Counter(a["kind"] for r in records for a in r["attempts"] if a["kind"])
         truncations += sum(isinstance(e, TextTruncated) for e in events)
+        fallbacks += sum(isinstance(e, Fallback) for e in events)
         if set(faults) <= set(PROVIDER_FAULTS):
             # Provider faults are retried by the client or resumed from: the game is unchanged.
             assert "\n".join(e.model_dump_json() for e in events) == reference(seed)
@@ -156,6 +158,8 @@ def test_games_against_a_faulty_server_finish_legally(config: str) -> None:
         for as_kind in REJECTED_AS[kind]:
             # At most once per fault served: a response the client timed out on is served again.
             assert 1 <= rejected[as_kind] <= injected[kind]
+    if config == "mix":
+        assert fallbacks, "some decisions ran out of re-asks"
     if "overlong" in injected:
         assert 1 <= truncations <= injected["overlong"]
     else:
