@@ -18,8 +18,7 @@ ACTING = (
     ev.DoctorProtection,
     ev.Investigation,
     ev.NightZeroStrategy,
-    ev.Thought,
-    ev.Fallback,
+    ev.PlayerNote,  # thoughts, fallbacks, truncations
 )
 
 
@@ -45,7 +44,7 @@ def audit(events: list[ev.EventBase]) -> list[str]:
     game_won = False
     for i, e in enumerate(events):
         where = f"event {i} ({e.__class__.__name__}, round {e.round})"
-        if game_won and not isinstance(e, ev.LastWords | ev.Thought | ev.Fallback | ev.GameOver):
+        if game_won and not isinstance(e, ev.LastWords | ev.PlayerNote | ev.GameOver):
             bad(f"{where}: the game went on after it was won")
         actor = e.actor()
         if isinstance(e, ACTING) and actor is not None and actor not in living and actor != last_eliminated:

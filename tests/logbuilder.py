@@ -309,7 +309,6 @@ class LogBuilder:
                         speaker=m,
                         target=target,
                         message=message,
-                        reasoning=f"{m} private reasoning for {target}.",
                         coordination_round=1,
                     )
                 )
@@ -337,7 +336,6 @@ class LogBuilder:
                     speaker=m,
                     target=kill,
                     message="",
-                    reasoning=f"{m} chooses alone.",
                     coordination_round=0,
                 )
             )
@@ -369,7 +367,6 @@ class LogBuilder:
                             speaker=m,
                             target=second[m],
                             message="",
-                            reasoning=f"{m} final choice.",
                             coordination_round=2,
                         )
                     )

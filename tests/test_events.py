@@ -51,7 +51,6 @@ def every_event() -> list[ev.EventBase]:
             speaker="Bob",
             target="Di",
             message=AWKWARD,
-            reasoning="r",
             coordination_round=1,
         ),
         ev.MafiaVote(
@@ -75,7 +74,10 @@ def every_event() -> list[ev.EventBase]:
             relationships=[ev.RelationshipNote(players=["Bob", "Ed"], kind="alliance", note="n")],
             pattern_notes=["Bob votes last"],
         ),
-        ev.Fallback(round=3, player="Ed", action="vote", error=AWKWARD, attempts=3, applied="skip"),
+        ev.Fallback(
+            round=3, player="Ed", action="vote", error=AWKWARD, kind="schema", attempts=3, applied="skip"
+        ),
+        ev.TextTruncated(round=3, player="Ed", action="speak", field="speech", length=9000, limit=1200),
         ev.GameOver(
             round=3,
             winner="town",

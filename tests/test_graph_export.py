@@ -54,7 +54,7 @@ def test_phases_appear_in_the_drawing() -> None:
 
 def test_context_schema_is_json_for_studio() -> None:
     schema = _load_by_path().get_context_jsonschema()
-    assert set(schema["properties"]) == {"model", "seat_models", "max_retries", "policy"}
+    assert set(schema["properties"]) == {"model", "seat_models", "max_retries", "policy", "text_limits"}
     assert [kind["type"] for kind in schema["properties"]["model"]["anyOf"]] == ["string", "object"]
     json.dumps(schema)
 
@@ -66,7 +66,12 @@ def test_export_plays_with_default_context_when_none_is_given() -> None:
 
 def test_export_accepts_the_context_as_json() -> None:
     graph = _load_by_path()
-    context = {"model": "house:4", "max_retries": 1, "policy": {"verbatim_rounds": 1, "token_budget": 3000}}
+    context = {
+        "model": "house:4",
+        "max_retries": 1,
+        "policy": {"verbatim_rounds": 1, "token_budget": 3000},
+        "text_limits": {"speech": 400},
+    }
     records: list[dict[str, Any]] = []
     for mode, chunk in graph.stream(
         {"config": {"seed": 4, "players": 5}},
@@ -78,6 +83,7 @@ def test_export_accepts_the_context_as_json() -> None:
             records.append(chunk["prompt"])
     assert records and all(r["total_tokens"] <= 3000 for r in records)
     assert GameContext(**context).policy.verbatim_rounds == 1
+    assert GameContext(**context).text_limits.speech == 400
 
 
 def test_a_model_given_as_json_settings_is_checked_and_plays() -> None:

@@ -79,7 +79,13 @@ def test_studio_sees_the_graph_and_plays_a_game_with_streamed_prompts(server: st
     (assistant,) = [a for a in client.assistants.search() if a["graph_id"] == "mafia"]
     schemas = client.assistants.get_schemas(assistant["assistant_id"])
     assert list(schemas["input_schema"]["properties"]) == ["config"]
-    assert set(schemas["context_schema"]["properties"]) == {"model", "seat_models", "max_retries", "policy"}
+    assert set(schemas["context_schema"]["properties"]) == {
+        "model",
+        "seat_models",
+        "max_retries",
+        "policy",
+        "text_limits",
+    }
 
     thread = client.threads.create()
     prompts: list[dict[str, Any]] = []

@@ -50,6 +50,7 @@ PRIVACY: dict[str, Privacy] = {
     "NightResolution": Privacy(fields={"intended_kill": MAFIA, "protected": DOCTOR}),
     "Thought": Privacy(whole=ACTOR, actor="player"),
     "Fallback": Privacy(whole=ACTOR, actor="player"),
+    "TextTruncated": Privacy(whole=ACTOR, actor="player"),
     "GameOver": Privacy(),
 }
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from mafia.answers import AnswerKind
 from mafia.rules import DecidedBy, Role, VoteKind, Winner
 
 
@@ -189,7 +190,9 @@ class LastWords(EventBase):
 
 
 class MafiaDiscussion(EventBase):
-    """One Mafia member's proposal in a coordination round."""
+    """One Mafia member's proposal in a coordination round: the target and the message to partners.
+
+    The member's reasoning is not here: it lives in the member's own private thought."""
 
     AUDIENCE = Audience.MAFIA
     ACTOR_FIELD = "speaker"
@@ -197,8 +200,16 @@ class MafiaDiscussion(EventBase):
     speaker: str
     target: str
     message: str
-    reasoning: str
     coordination_round: int
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_reasoning(cls, data: Any) -> Any:
+        """Logs and checkpoints written before reasoning became private carried it here: read them
+        without it (partners must never see a member's reasoning; its thought keeps it)."""
+        if isinstance(data, dict) and "reasoning" in data:
+            return {k: v for k, v in data.items() if k != "reasoning"}
+        return data
 
 
 class MafiaVote(EventBase):
@@ -248,14 +259,19 @@ class NightResolution(EventBase):
 # ---- per-player bookkeeping ----------------------------------------------------------------
 
 
-class Thought(EventBase):
-    """A player's private reasoning and beliefs returned with one action (their memory's source)."""
+class PlayerNote(EventBase):
+    """An event about one player's own decision, private to that player."""
 
     AUDIENCE = Audience.ACTOR
     ACTOR_FIELD = "player"
-    type: Literal["thought"] = "thought"
     player: str
     action: str
+
+
+class Thought(PlayerNote):
+    """A player's private reasoning and beliefs returned with one action (their memory's source)."""
+
+    type: Literal["thought"] = "thought"
     observations: str
     strategy: str
     reasoning: str
@@ -264,17 +280,24 @@ class Thought(EventBase):
     pattern_notes: list[str] = Field(default_factory=list)
 
 
-class Fallback(EventBase):
+class Fallback(PlayerNote):
     """An answer still malformed or illegal after retries, and the legal choice applied instead."""
 
-    AUDIENCE = Audience.ACTOR
-    ACTOR_FIELD = "player"
     type: Literal["fallback"] = "fallback"
-    player: str
-    action: str
     error: str
+    kind: AnswerKind | None = None
+    """Why the last answer was rejected; None only in logs written before kinds were recorded."""
     attempts: int
     applied: str
+
+
+class TextTruncated(PlayerNote):
+    """A model-written text cut to its configured limit (``GameContext.text_limits``)."""
+
+    type: Literal["text_truncated"] = "text_truncated"
+    field: str
+    length: int
+    limit: int
 
 
 class GameOver(EventBase):
@@ -303,6 +326,7 @@ Event = Annotated[
     | NightResolution
     | Thought
     | Fallback
+    | TextTruncated
     | GameOver,
     Field(discriminator="type"),
 ]
@@ -324,6 +348,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     NightResolution,
     Thought,
     Fallback,
+    TextTruncated,
     GameOver,
 )
 

@@ -15,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 from pydantic import WithJsonSchema
 
+from mafia.answers import TextLimits
 from mafia.context.policy import ContextPolicy
 from mafia.models.settings import ModelSettings
 
@@ -51,6 +52,9 @@ class GameContext:
     """Re-asks after a malformed or illegal answer before the legal fallback is applied."""
     policy: ContextPolicy = field(default_factory=ContextPolicy)
     """How each player's context is built (window, budget, full transcript)."""
+    text_limits: TextLimits = field(default_factory=TextLimits)
+    """The longest text kept of each model-written field (speech, message, plan, reasoning); a
+    longer one is cut and the cut logged as a ``text_truncated`` event."""
 
     def __post_init__(self) -> None:
         # A context given as JSON (Studio, the API) arrives with the policy as a plain mapping.
@@ -58,6 +62,8 @@ class GameContext:
             self.policy = ContextPolicy(**self.policy)
         self.model = _settings_of(self.model)
         self.seat_models = {seat: _settings_of(model) for seat, model in self.seat_models.items()}
+        if isinstance(self.text_limits, Mapping):
+            self.text_limits = TextLimits(**self.text_limits)
         if self.max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, got {self.max_retries}")
 

@@ -32,7 +32,6 @@ def _discussion(state: GameState, turn: JSON, coordination_round: int) -> MafiaD
         speaker=turn["player"],
         target=turn["choice"],
         message=turn["text"] or "",
-        reasoning=turn["reasoning"],
         coordination_round=coordination_round,
     )
 

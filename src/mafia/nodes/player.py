@@ -17,13 +17,26 @@ from langgraph._internal._constants import CONFIG_KEY_DURABILITY
 from langgraph.config import get_config, get_stream_writer
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from mafia.actions import ACTION_SCHEMAS, ActionKind
+from mafia.actions import ACTION_SCHEMAS, ActionBase, ActionKind
+from mafia.answers import (
+    AnswerKind,
+    Rejection,
+    TextLimits,
+    bad_text,
+    clean_answer,
+    clean_text,
+    constrained_schema,
+    empty_text,
+    encodable,
+    reask_text,
+    rejection_of,
+)
 from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context
 from mafia.context.extraction import claimed_role
-from mafia.events import Fallback, RelationshipNote, SuspicionNote, Thought, dump_event
+from mafia.events import Fallback, RelationshipNote, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
 from mafia.rules import SKIP
@@ -79,19 +92,37 @@ def normalize_choice(value: Any, options: Sequence[str]) -> str | None:
     return next((o for o in options if o.casefold() == wanted), None)
 
 
-def check_answer(action: ActionKind, answer: JSON, options: Sequence[str]) -> tuple[str | None, str]:
-    """The legal choice in ``answer`` and an empty error, or None and what is wrong with it."""
+def check_answer(
+    action: ActionKind, answer: JSON, options: Sequence[str]
+) -> tuple[str | None, Rejection | None]:
+    """The legal choice in ``answer`` and no rejection, or None and why the answer is rejected:
+    invalid text anywhere, an empty text where the action speaks, or an illegal choice."""
+    rejection = bad_text(answer) or empty_text(answer, TEXT_FIELD.get(action))
+    if rejection is not None:
+        return None, rejection
     name = CHOICE_FIELD[action]
     if name is None:
-        return None, ""
+        return None, None
     value = answer.get(name)
     if action is ActionKind.SPEAK and (value is None or str(value).strip().lower() in ("", SKIP)):
-        return None, ""
+        return None, None
     choice = normalize_choice(value, options)
     if choice is None:
         allowed = ", ".join(options) + (" or null" if action is ActionKind.SPEAK else "")
-        return None, f"{name}={value!r} is not allowed; choose exactly one of: {allowed}."
-    return choice, ""
+        error = f"{name}={encodable(repr(value))} is not allowed; choose exactly one of: {allowed}."
+        return None, Rejection(AnswerKind.ILLEGAL_CHOICE, error)
+    return choice, None
+
+
+def answer_schema(action: ActionKind, options: Sequence[str], reask: bool) -> type[ActionBase]:
+    """The schema asked for: the game-stable one first (provider prompt caches keep it), on a
+    re-ask a copy whose choice field is an enum of the legal options."""
+    schema = ACTION_SCHEMAS[action]
+    name = CHOICE_FIELD[action]
+    if not reask or name is None or not options:
+        return schema
+    # Speeches may nominate no one; "skip" is among the options wherever a choice may be skipped.
+    return cast(type[ActionBase], constrained_schema(schema, name, options, action is ActionKind.SPEAK))
 
 
 # ---- subgraph nodes ------------------------------------------------------------------------
@@ -111,56 +142,76 @@ def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) ->
 
 
 def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-    """Ask the seat's model for the action's structured output; record the raw answer."""
+    """Ask the seat's model for the action's structured output; record the raw answer.
+
+    A bad answer (a refusal, a cut-off or filtered output, invalid JSON, a schema violation) is
+    recorded as a rejected attempt with its kind. Anything else the call raises (a provider fault)
+    propagates: the game stops cleanly and resumes from its last checkpoint.
+    """
     req = state["request"]
-    schema = ACTION_SCHEMAS[ActionKind(req["action"])]
+    action = ActionKind(req["action"])
+    schema = answer_schema(action, req["options"], reask=bool(state["attempts"]))
     model = resolve_model(game_context(runtime).model_spec(req["player"], req["order"]))
     answer: JSON | None = None
-    raw: str = ""
-    error: str | None = None
+    rejection: Rejection | None = None
+    raw = ""
     try:
         out = structured(model, schema).invoke(state["messages"], get_config())
-        raw = raw_text(out.get("raw"))
+        raw = encodable(raw_text(out.get("raw")))
         parsed = out.get("parsed")
         if isinstance(parsed, BaseModel):
             answer = parsed.model_dump(mode="json")
         elif isinstance(parsed, dict):
             answer = schema.model_validate(parsed).model_dump(mode="json")
         else:
-            error = f"the answer did not match the {schema.__name__} schema: {out.get('parsing_error')}"
-    except (ValidationError, ValueError) as exc:
-        error = f"the answer did not match the {schema.__name__} schema: {exc}"
-    attempt = {"raw": raw, "error": error, **call_tokens(state["messages"], schema, raw)}
-    return {"answer": answer, "error": error, "attempts": [*state["attempts"], attempt]}
+            error = out.get("parsing_error")
+            rejection = (
+                rejection_of(error, CHOICE_FIELD[action]) if error is not None else None
+            ) or Rejection(AnswerKind.INVALID_JSON, "the answer held no structured output.")
+    except Exception as exc:
+        rejection = rejection_of(exc, CHOICE_FIELD[action])
+        if rejection is None:
+            raise
+    if rejection is not None:
+        raw = raw or rejection.raw
+    attempt: JSON = {"raw": raw, "error": None, "kind": None, **call_tokens(state["messages"], schema, raw)}
+    if rejection is not None:
+        attempt = {**attempt, "error": rejection.error, "kind": rejection.kind.value}
+    return {"answer": answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}
 
 
 def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-    """Validate the answer against the rules; re-ask with the error, or finish the turn."""
+    """Check the answer (text and choice); re-ask with the error, or finish the turn.
+
+    The re-ask keeps chat roles alternating: the prompt, the rejected answer as the assistant's
+    message, the error as the user's. Only the latest rejected answer is kept: earlier ones would
+    lengthen every re-ask and show the model more mistakes to copy.
+    """
     req = state["request"]
     action = ActionKind(req["action"])
     answer = state["answer"]
-    error = state["error"]
-    choice: str | None = None
-    if answer is not None:
-        choice, error = check_answer(action, answer, req["options"])
-        error = error or None
     attempts = list(state["attempts"])
-    if error is not None:
-        attempts[-1] = {**attempts[-1], "error": error}
-        if len(attempts) <= game_context(runtime).max_retries:
-            retry = HumanMessage(
-                f"Your previous answer was rejected: {error}\n"
-                "Answer again with the same schema, choosing only from the valid targets."
-            )
-            return {
-                "attempts": attempts,
-                "error": error,
-                "messages": [*state["prompt"].messages(), retry],
-            }
+    choice: str | None = None
+    last = attempts[-1]
+    rejection: Rejection | None = None
+    if answer is None:
+        rejection = Rejection(AnswerKind(last["kind"]), last["error"], last["raw"])
+    else:
+        choice, rejection = check_answer(action, answer, req["options"])
+        if rejection is not None:
+            attempts[-1] = {**last, "error": rejection.error, "kind": rejection.kind.value}
+            rejection = Rejection(rejection.kind, rejection.error, last["raw"])
+    if rejection is not None and len(attempts) <= game_context(runtime).max_retries:
+        rejected = AIMessage(clean_text(rejection.raw) or "(no answer)")
+        return {
+            "attempts": attempts,
+            "error": rejection.error,
+            "messages": [*state["prompt"].messages(), rejected, HumanMessage(reask_text(rejection))],
+        }
     return {
         "attempts": attempts,
-        "error": error,
-        "turn": finish_turn(state, choice, error, attempts),
+        "error": rejection.error if rejection is not None else None,
+        "turn": finish_turn(state, choice, rejection, attempts, game_context(runtime).text_limits),
     }
 
 
@@ -169,42 +220,74 @@ def route_commit(state: PlayerTurnState) -> Literal["decide", "__end__"]:
     return "decide" if state.get("error") is not None and "turn" not in state else "__end__"
 
 
-def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, attempts: list[JSON]) -> JSON:
-    """The finished turn: the choice, the text, the thought and fallback events, the prompt record."""
+def text_limit(action: ActionKind, limits: TextLimits) -> int:
+    """The longest text kept for ``action``'s text: a speech, a message or a plan."""
+    if action is ActionKind.MAFIA_ROUND1:
+        return limits.message
+    if action is ActionKind.NIGHT_ZERO:
+        return limits.plan
+    return limits.speech
+
+
+def finish_turn(
+    state: PlayerTurnState,
+    choice: str | None,
+    rejection: Rejection | None,
+    attempts: list[JSON],
+    limits: TextLimits,
+) -> JSON:
+    """The finished turn: the choice, the text, the thought (or fallback) events, the prompt record.
+
+    An accepted answer is cleaned and its texts capped, each cut logged as a ``text_truncated``
+    event, and its reasoning becomes the player's latest thought. A fallback publishes the fixed
+    text of its action, never a rejected answer's, and writes no thought: the player's beliefs stay
+    those of its last good answer.
+    """
     req = state["request"]
     action = ActionKind(req["action"])
-    answer = state["answer"] or {}
-    fallback_event: JSON | None = None
     text_field = TEXT_FIELD.get(action)
-    text = answer.get(text_field) if text_field else None
-    # A public claim goes with the words it was made in; a value naming no role is no claim.
-    role = claimed_role(answer.get("claim")) if action in CLAIM_ACTIONS and isinstance(text, str) else None
-    claim = role.value if role is not None else None
-    if error is not None:
+    own_events: list[JSON] = []
+    mine = {"round": req["round"], "player": req["player"], "action": action.value}
+    text: str | None = None
+    claim: str | None = None
+    reasoning = ""
+    if rejection is not None:
         choice = fallback_choice(action, req["player"], req["options"])
-        if text_field and not isinstance(text, str):
-            text = FALLBACK_TEXT[action]
-        fallback_event = dump_event(
-            Fallback(
-                round=req["round"],
-                player=req["player"],
-                action=action.value,
-                error=error,
-                attempts=len(attempts),
-                applied=choice if choice is not None else (text or "no choice"),
+        text = FALLBACK_TEXT[action] if text_field else None
+        own_events.append(
+            dump_event(
+                Fallback(
+                    **mine,
+                    error=rejection.error,
+                    kind=rejection.kind,
+                    attempts=len(attempts),
+                    applied=choice if choice is not None else (text or "no choice"),
+                )
             )
         )
-    thought = Thought(
-        round=req["round"],
-        player=req["player"],
-        action=action.value,
-        observations=str(answer.get("observations", "")),
-        strategy=str(answer.get("strategy", "")),
-        reasoning=str(answer.get("reasoning", "")),
-        suspicions=[SuspicionNote(**s) for s in answer.get("suspicions", [])],
-        relationships=[RelationshipNote(**r) for r in answer.get("relationships", [])],
-        pattern_notes=list(answer.get("pattern_notes", [])),
-    )
+    else:
+        answer, cuts = clean_answer(state["answer"] or {}, text_field, text_limit(action, limits), limits)
+        text = answer.get(text_field) if text_field else None
+        # A public claim goes with the words it was made in; a value naming no role is no claim.
+        role = (
+            claimed_role(answer.get("claim")) if action in CLAIM_ACTIONS and isinstance(text, str) else None
+        )
+        claim = role.value if role is not None else None
+        thought = Thought(
+            **mine,
+            observations=str(answer.get("observations", "")),
+            strategy=str(answer.get("strategy", "")),
+            reasoning=str(answer.get("reasoning", "")),
+            suspicions=[SuspicionNote(**s) for s in answer.get("suspicions", [])],
+            relationships=[RelationshipNote(**r) for r in answer.get("relationships", [])],
+            pattern_notes=list(answer.get("pattern_notes", [])),
+        )
+        reasoning = thought.reasoning
+        own_events += [
+            dump_event(TextTruncated(**mine, field=cut.field, length=cut.length, limit=cut.limit))
+            for cut in cuts
+        ]
+        own_events.append(dump_event(thought))
     prompt = state["prompt"]
     record = {
         "id": req["id"],
@@ -220,7 +303,8 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
         "attempts": attempts,
         "choice": choice,
         "claim": claim,
-        "fallback": fallback_event is not None,
+        "fallback": rejection is not None,
+        "fallback_kind": rejection.kind.value if rejection is not None else None,
     }
     return {
         "id": req["id"],
@@ -230,8 +314,8 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
         "choice": choice,
         "text": text,
         "claim": claim,
-        "reasoning": thought.reasoning,
-        "events": [e for e in (fallback_event, dump_event(thought)) if e is not None],
+        "reasoning": reasoning,
+        "events": own_events,
         "prompt_record": record,
     }
 
