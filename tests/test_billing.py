@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ConfigDict, Field
 
-from mafia.actions import SpeakAction, Suspicion, VoteAction
+from mafia.actions import Answer, Suspicion
 from mafia.billing import (
     CACHE_MIN,
     GameCache,
@@ -174,23 +174,23 @@ def _sent_body(schema: Any) -> str:
 
 
 def test_the_schema_counted_is_the_response_format_chatopenai_sends() -> None:
-    body = _sent_body(SpeakAction)
-    assert json.loads(body)["response_format"] == response_format(SpeakAction)
-    assert '"response_format":' + schema_text(SpeakAction) in body
+    body = _sent_body(Answer)
+    assert json.loads(body)["response_format"] == response_format(Answer)
+    assert '"response_format":' + schema_text(Answer) in body
 
 
 def test_a_per_call_json_schema_copy_is_counted_as_sent() -> None:
-    schema = VoteAction.model_json_schema()
-    schema["properties"]["vote"]["enum"] = ["Player 2", "skip"]
+    schema = Answer.model_json_schema()
+    schema["properties"]["choice"]["enum"] = ["Player 2", "skip"]
     body = _sent_body(schema)
     assert '"response_format":' + schema_text(schema) in body
-    assert schema_text(schema) != schema_text(VoteAction)
+    assert schema_text(schema) != schema_text(Answer)
 
 
 def test_call_tokens_count_the_messages_the_schema_and_the_answer() -> None:
     messages = [SystemMessage("[YOUR IDENTITY]\nYou are Ann."), HumanMessage("Vote now.\n  indented line")]
-    fields = call_tokens(messages, VoteAction, raw='{"vote": "skip"}')
-    text = schema_text(VoteAction)
+    fields = call_tokens(messages, Answer, raw='{"vote": "skip"}')
+    text = schema_text(Answer)
     assert call_text(text, messages).startswith(text + "\nsystem\n[YOUR IDENTITY]")
     assert fields["schema_tokens"] == encode_count(text + "\n")
     assert fields["prompt_tokens"] + fields["schema_tokens"] == encode_count(call_text(text, messages))
@@ -206,10 +206,10 @@ def test_encode_is_exact_on_text_cut_into_lines() -> None:
 
 def test_a_reask_is_a_call_with_its_own_messages() -> None:
     prompt = [SystemMessage("rules " * 700), HumanMessage("task " * 500)]
-    first = call_tokens(prompt, VoteAction, raw='{"vote": "Nobody"}')
+    first = call_tokens(prompt, Answer, raw='{"vote": "Nobody"}')
     retry = call_tokens(
         [*prompt, AIMessage('{"vote": "Nobody"}'), HumanMessage("vote='Nobody' is not allowed")],
-        VoteAction,
+        Answer,
         raw='{"vote": "skip"}',
     )
     assert retry["prompt_tokens"] > first["prompt_tokens"]
@@ -326,10 +326,11 @@ def test_every_reask_is_billed_as_a_call_of_its_own() -> None:
     for record in votes:
         first, retry = record["attempts"]
         assert retry["prompt_tokens"] > first["prompt_tokens"] > 1024
-        # The re-ask repeats the whole first call before its own message: all of it is cached
-        # in whole steps.
-        whole = first["prompt_tokens"] + first["schema_tokens"]
-        assert retry["cached_tokens"] == whole - (whole - CACHE_MIN) % 128
+        # The re-ask is sent with the per-call schema whose choice is an enum of the legal
+        # options; the schema comes first in the cached sequence, so the re-ask shares no cached
+        # prefix with the first ask (which kept the game-stable schema and so shares the table's).
+        assert retry["schema_tokens"] > first["schema_tokens"]
+        assert retry["prefix_keys"][0] != first["prefix_keys"][0]
         for name in ("prompt_tokens", "schema_tokens", "output_tokens", "cached_tokens", "billed_tokens"):
             assert record[name] == first[name] + retry[name]
 
