@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,7 +18,7 @@ from logbuilder import (
 from mafia.actions import ActionKind
 from mafia.context import ContextPolicy, RenderedPrompt, build_context, build_memory
 from mafia.context.builder import SEPARATOR
-from mafia.context.sections import memory_dict
+from mafia.context.memory import memory_text
 from mafia.context.tokens import count_tokens, encode_count, safe_chunks
 from mafia.events import NightResolution
 from mafia.prompts import anchors
@@ -240,23 +238,23 @@ class TestContextBuilder:
         log.speak("Player 3", 'Watch this: "quoted" words.', "Player 5")
         transcript = section(build_context(log.events, "Player 4", ActionKind.SPEAK), "transcript")
         lines = transcript.split("\n")
-        assert "Day 1 summary: no night kill before it; vote result: Player 6 eliminated." in lines
-        assert any(line.startswith("Vote line: Player 6 (4): ") for line in lines)
-        assert "Accusations: Player 1 -> Player 6; Player 4 -> Player 2; Player 6 -> Player 1" in lines
+        assert (
+            "Day 1: Player 6 eliminated (Player 1, Player 2, Player 5, Player 7 voted Player 6; "
+            "Player 4, Player 6 voted Player 2; the rest skipped); Player 6 nominated by Player 1."
+        ) in lines
         assert anchors.format_day_header(2) in lines and anchors.format_day_header(3) in lines
         said = anchors.SPEECH_LINE.findall(transcript)
         assert ("Player 3", "Watch this: 'quoted' words.", "Player 5") in said
         assert "Vote: pending (after the last speech)" in lines
         assert "- Player 3 claimed Detective (day 2)" in lines
 
-    def test_memory_json(self) -> None:
+    def test_memory_text(self) -> None:
         events, player, action, _ = CASES[(ActionKind.PROTECT, Role.DOCTOR)]
         prompt = build_context(events, player, action)
         body = section(prompt, "memory")
-        data = json.loads(body[body.index("{") :])
-        assert data == memory_dict(build_memory(player_view(events, player), player))
-        assert [p["target"] for p in data["facts"]["protection_history"]] == ["Player 3"]
-        assert len(data["recent_reasoning"]) == 2
+        assert body == anchors.MEMORY + "\n" + memory_text(build_memory(player_view(events, player), player))
+        assert anchors.format_protections([(1, "Player 3")]) in body.split("\n")
+        assert body.count("\n- ") == 2  # the last two reasonings
 
     def test_messages(self) -> None:
         prompt = render((ActionKind.VOTE, Role.TOWN))
@@ -334,7 +332,7 @@ class TestPolicy:
         assert prompt.section("recent_events") is None
         assert "Role claims so far" not in prompt.user
         memory = section(prompt, "memory")
-        assert len(json.loads(memory[memory.index("{") :])["recent_reasoning"]) == 1
+        assert memory.count("\n- ") == 1
 
     def test_budget_that_fits_trims_nothing(self) -> None:
         prompt = render((ActionKind.SPEAK, Role.TOWN))

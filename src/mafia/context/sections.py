@@ -6,11 +6,11 @@ for the whole game, and are cached, so they are byte-identical on every call of 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import cache, lru_cache
 
 from mafia.actions import ActionKind
+from mafia.context.memory import memory_text
 from mafia.context.recent import NOTHING_NEW, recent_lines
 from mafia.context.safety import quote_text
 from mafia.context.situation import Situation
@@ -155,7 +155,7 @@ def mafia_info(s: Situation, kills: Sequence[KillRecord]) -> str:
         note = "All your partners are dead: you now act alone."
     else:
         note = ""
-    kill_lines = [f"Night {k.round}: {k.target} ({k.outcome})" for k in kills]
+    kill_lines = [anchors.format_kill(k.round, k.target, k.outcome) for k in kills]
     tonight: list[str] = []
     if s.action is ActionKind.NIGHT_ZERO and s.night_zero_notes:
         tonight.append("Strategies shared so far tonight:")
@@ -223,42 +223,5 @@ def transcript(body: str) -> str:
     return render("sections/transcript", header=anchors.TRANSCRIPT, body=body)
 
 
-def _is_flat(value: object) -> bool:
-    if isinstance(value, dict):
-        return all(not isinstance(v, dict | list) or _is_scalar_list(v) for v in value.values())
-    return _is_scalar_list(value)
-
-
-def _is_scalar_list(value: object) -> bool:
-    return isinstance(value, list) and all(not isinstance(v, dict | list) for v in value)
-
-
-# What json.dumps(value, ensure_ascii=False) uses, built once instead of on every call.
-_JSON = json.JSONEncoder(ensure_ascii=False)
-
-
-def json_lines(value: object) -> str:
-    """Valid JSON, one flat object or list per line and no indentation (cheap in tokens)."""
-    if not isinstance(value, dict | list) or _is_flat(value) or not value:
-        return _JSON.encode(value)
-    if isinstance(value, dict):
-        items = [f"{json.dumps(k)}: {json_lines(v)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n}"
-    return "[\n" + ",\n".join(json_lines(v) for v in value) + "\n]"
-
-
-def memory_dict(memory: PlayerMemory) -> dict[str, object]:
-    """The memory as shown: engine facts that apply to the player's role, then everything else.
-
-    Night-zero strategies were written by partners, so they are made safe like any quoted text.
-    """
-    facts = memory.facts.model_dump(mode="json", exclude_defaults=True)
-    for note in facts.get("night_zero_strategies", []):
-        note["strategy"] = quote_text(note["strategy"])
-    rest = memory.model_dump(mode="json", exclude={"facts"})
-    # Facts keep their place among the fields (the order the memory JSON is shown in).
-    return {name: facts if name == "facts" else rest[name] for name in type(memory).model_fields}
-
-
 def memory(memory: PlayerMemory) -> str:
-    return render("sections/memory", header=anchors.MEMORY, memory_json=json_lines(memory_dict(memory)))
+    return render("sections/memory", header=anchors.MEMORY, body=memory_text(memory))

@@ -27,7 +27,7 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     "sections/recent": _SECTION | {"since", "events"},
     "sections/defense": _SECTION | {"tied_line", "counts", "ballots_line", "order"},
     "sections/transcript": _SECTION | {"body"},
-    "sections/memory": _SECTION | {"memory_json"},
+    "sections/memory": _SECTION | {"body"},
     "tasks/sgr": frozenset({"suspects", "answer"}),
     "tasks/speak": _TASK | {"day", "position", "targets_line"},
     "tasks/vote": _TASK | {"day", "targets_line"},
