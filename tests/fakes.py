@@ -121,23 +121,17 @@ class RandomLegalModel(ToolCallingFake):
         digest = hashlib.sha256(f"{self.seed}\n{ask.text}".encode()).digest()
         rng = random.Random(digest)
         pick = rng.choice(ask.targets) if ask.targets else None
-        fields: dict[str, Any] = {
-            "speech": f"{ask.player} speaks.",
-            "message": "ok",
-            "plan": "plan",
-        }
-        if ask.action == "speak":
-            fields["nomination"] = pick if rng.random() < 0.7 else None
-        else:
-            fields["vote"] = fields["target"] = pick
-        return fields
+        if ask.action == "speak" and rng.random() >= 0.7:
+            pick = None
+        return {"text": f"{ask.player} speaks.", "choice": pick}
 
 
 Script = Callable[[Ask], dict[str, Any] | None]
 
 
 class ScriptedModel(ToolCallingFake):
-    """Follows a script: ``script(ask)`` returns the action fields, or None to skip / not nominate."""
+    """Follows a script: ``script(ask)`` returns answer fields (``text``, ``choice``), or None to skip
+    / not nominate."""
 
     script: Script | None = Field(default=None, exclude=True)
     log: list[Ask] = Field(default_factory=list, exclude=True)
@@ -146,18 +140,13 @@ class ScriptedModel(ToolCallingFake):
         with self._lock:
             self.log.append(ask)
         fields = self.script(ask) if self.script is not None else None
-        base: dict[str, Any] = {
-            "speech": f"{ask.player} speaks.",
-            "message": "ok",
-            "plan": "plan",
-            "nomination": None,
-            "vote": "skip",
-            "target": "skip",
-        }
+        base: dict[str, Any] = {"text": f"{ask.player} speaks.", "choice": "skip"}
+        if ask.action in ("speak", "defense", "last_words", "night_zero"):
+            base["choice"] = None
         if ask.action == "protect":
-            base["target"] = ask.player
+            base["choice"] = ask.player
         if ask.action == "investigate":
-            base["target"] = ask.targets[0] if ask.targets else "nobody"
+            base["choice"] = ask.targets[0] if ask.targets else "nobody"
         return {**base, **(fields or {})}
 
 

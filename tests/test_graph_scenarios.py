@@ -76,13 +76,13 @@ def tie_day(deal: Deal, *, revote_ties: bool) -> Callable[[Ask, int], dict[str, 
 
     def rule(ask: Ask, n: int) -> dict[str, Any] | None:
         seat = deal.names.index(ask.player)
-        split = {"vote": t1 if seat < 3 else t2 if seat < 6 else "skip"}
+        split = {"choice": t1 if seat < 3 else t2 if seat < 6 else "skip"}
         if ask.action == "speak" and n == 0:
-            return {"nomination": t1 if ask.player != t1 else t2}
+            return {"choice": t1 if ask.player != t1 else t2}
         if ask.action == "vote" and n == 0:
             return split
         if ask.action == "revote" and n == 0:
-            return split if revote_ties else {"vote": t1 if ask.player != t1 else t2}
+            return split if revote_ties else {"choice": t1 if ask.player != t1 else t2}
         return None
 
     return rule
@@ -133,9 +133,9 @@ def _night(
 ) -> list[EventBase]:
     def rule(ask: Ask, n: int) -> dict[str, Any] | None:
         if ask.action == "mafia_round1" and n == 0:
-            return {"target": rule_r1(ask.player)}
+            return {"choice": rule_r1(ask.player)}
         if ask.action == "mafia_round2" and n == 0 and rule_r2 is not None:
-            return {"target": rule_r2(ask.player)}
+            return {"choice": rule_r2(ask.player)}
         return None
 
     events, _ = play(rule, seed=seed, players=players, round_cap=1)
@@ -186,9 +186,9 @@ def test_doctor_save_announces_no_death() -> None:
 
     def rule(ask: Ask, n: int) -> dict[str, Any] | None:
         if ask.action == "mafia_round1":
-            return {"target": victim}
+            return {"choice": victim}
         if ask.action == "protect":
-            return {"target": victim}
+            return {"choice": victim}
         return None
 
     events, _ = play(rule, seed=11, round_cap=2)
@@ -205,7 +205,7 @@ def test_detective_result_reaches_only_the_detective() -> None:
 
     def rule(ask: Ask, n: int) -> dict[str, Any] | None:
         if ask.action == "investigate":
-            return {"target": suspect}
+            return {"choice": suspect}
         return None
 
     _, model = play(rule, seed=11, round_cap=2)
@@ -224,9 +224,9 @@ def test_last_mafia_voted_out_ends_game_with_hint() -> None:
 
     def rule(ask: Ask, n: int) -> dict[str, Any] | None:
         if ask.action == "speak" and ask.player != mafia:
-            return {"nomination": mafia}
+            return {"choice": mafia}
         if ask.action == "vote":
-            return {"vote": mafia if ask.player != mafia else "skip"}
+            return {"choice": mafia if ask.player != mafia else "skip"}
         return None
 
     events, model = play(rule, seed=2, players=5)
@@ -244,7 +244,7 @@ def test_night_zero_has_no_kill_and_mafia_see_earlier_plans() -> None:
 
     def rule(ask: Ask, n: int) -> dict[str, Any] | None:
         if ask.action == "night_zero":
-            return {"plan": f"PLAN-OF-{ask.player}"}
+            return {"text": f"PLAN-OF-{ask.player}"}
         return None
 
     events, model = play(rule, seed=11, round_cap=1)
@@ -263,7 +263,7 @@ def test_lone_mafia_chooses_directly() -> None:
 
     def rule(ask: Ask, n: int) -> dict[str, Any] | None:
         if ask.action == "night_kill":
-            return {"target": victim}
+            return {"choice": victim}
         return None
 
     events, model = play(rule, seed=2, players=5, round_cap=1)

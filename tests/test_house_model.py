@@ -23,15 +23,13 @@ from mafia.actions import (
     ACTION_SCHEMAS,
     ActionBase,
     ActionKind,
-    MafiaRound1Action,
-    ProtectAction,
-    SpeakAction,
-    VoteAction,
+    Answer,
 )
 from mafia.context.builder import build_context
 from mafia.events import Fallback, GameOver, parse_event
 from mafia.models.house import HouseModel, prompt_text
 from mafia.models.house_reading import read_prompt
+from mafia.nodes.player import TEXT_FIELD
 from mafia.personas import PERSONAS
 from mafia.prompts import anchors as a
 from mafia.rules import SKIP, Role
@@ -190,12 +188,12 @@ def test_structured_output_round_trip(kind: ActionKind, method: str) -> None:
 
 def test_bind_tools_answers_with_a_tool_call() -> None:
     msgs = any_prompt(ActionKind.SPEAK)
-    bound = HouseModel().bind_tools([SpeakAction])
+    bound = HouseModel().bind_tools([Answer])
     reply = bound.invoke(msgs)
     assert isinstance(reply, AIMessage)
     (call,) = reply.tool_calls
-    assert call["name"] == "SpeakAction" and call["id"].startswith("call_")
-    SpeakAction.model_validate(call["args"])
+    assert call["name"] == "Answer" and call["id"].startswith("call_")
+    Answer.model_validate(call["args"])
     usage = reply.usage_metadata
     assert usage is not None
     assert usage["input_tokens"] > 100 and usage["output_tokens"] > 10
@@ -209,10 +207,10 @@ def test_picks_the_action_tool_among_several_and_honours_tool_choice() -> None:
         day: int
 
     msgs = any_prompt(ActionKind.VOTE)
-    reply = HouseModel().bind_tools([Recall, VoteAction]).invoke(msgs)
+    reply = HouseModel().bind_tools([Recall, Answer]).invoke(msgs)
     assert isinstance(reply, AIMessage)
-    assert reply.tool_calls[0]["name"] == "VoteAction"
-    forced = HouseModel().bind_tools([Recall, VoteAction], tool_choice="Recall").invoke(msgs)
+    assert reply.tool_calls[0]["name"] == "Answer"
+    forced = HouseModel().bind_tools([Recall, Answer], tool_choice="Recall").invoke(msgs)
     assert isinstance(forced, AIMessage)
     assert forced.tool_calls[0]["name"] == "Recall"
     assert isinstance(forced.tool_calls[0]["args"]["day"], int)
@@ -228,7 +226,7 @@ def test_plain_invoke_returns_text() -> None:
 def test_async_invoke_matches_sync() -> None:
     import asyncio
 
-    runnable = HouseModel(seed=5).with_structured_output(SpeakAction, include_raw=True)
+    runnable = HouseModel(seed=5).with_structured_output(Answer, include_raw=True)
     msgs = any_prompt(ActionKind.SPEAK)
     sync = runnable.invoke(msgs)
     result = asyncio.run(runnable.ainvoke(msgs))
@@ -243,7 +241,7 @@ class Custom(BaseModel):
     ratio: float = Field(gt=0.0, lt=1.0)
     tags: list[str] = Field(min_length=2, max_length=2)
     note: str | None
-    nested: VoteAction
+    nested: Answer
     flag: bool
 
 
@@ -255,24 +253,24 @@ def test_fills_unknown_schemas_generically(method: str) -> None:
     parsed = out["parsed"]
     assert isinstance(parsed, Custom)
     assert len(parsed.tags) == 2 and 1 <= parsed.confidence <= 3
-    assert parsed.nested.vote in ("Player 1", "Player 2", SKIP)
+    assert parsed.nested.choice in ("Player 1", "Player 2", SKIP)
 
 
 @pytest.mark.parametrize("method", ["function_calling", "json_schema"])
 def test_dict_schemas_work_on_both_routes(method: str) -> None:
-    schema = convert_to_openai_tool(VoteAction)["function"]
+    schema = convert_to_openai_tool(Answer)["function"]
     out = (
         HouseModel()
         .with_structured_output(schema, method=method, include_raw=True)
         .invoke(any_prompt(ActionKind.VOTE))
     )
     assert out["parsing_error"] is None
-    VoteAction.model_validate(out["parsed"])
+    Answer.model_validate(out["parsed"])
 
 
 def test_unknown_method_is_rejected() -> None:
     with pytest.raises(ValueError, match="json_schema"):
-        HouseModel().with_structured_output(VoteAction, method="json_mode")
+        HouseModel().with_structured_output(Answer, method="json_mode")
 
 
 # ---- determinism and what it reads -----------------------------------------------------------
@@ -283,16 +281,14 @@ def test_same_messages_and_seed_give_the_same_answer_byte_for_byte() -> None:
     for method in ("function_calling", "json_schema"):
         runs = [
             HouseModel(seed=11)
-            .with_structured_output(SpeakAction, method=method, include_raw=True)
+            .with_structured_output(Answer, method=method, include_raw=True)
             .invoke(msgs)["raw"]
             for _ in range(2)
         ]
         assert runs[0].model_dump_json() == runs[1].model_dump_json()
     answers = {
         json.dumps(
-            HouseModel(seed=s)
-            .answer(msgs, tools=[convert_to_openai_tool(SpeakAction)])
-            .tool_calls[0]["args"],
+            HouseModel(seed=s).answer(msgs, tools=[convert_to_openai_tool(Answer)]).tool_calls[0]["args"],
             sort_keys=True,
         )
         for s in range(8)
@@ -302,7 +298,7 @@ def test_same_messages_and_seed_give_the_same_answer_byte_for_byte() -> None:
 
 def test_reads_nothing_but_the_messages() -> None:
     msgs = any_prompt(ActionKind.SPEAK)
-    tool = convert_to_openai_tool(SpeakAction)
+    tool = convert_to_openai_tool(Answer)
     first = HouseModel(seed=2).answer(msgs, tools=[tool])
     # Unrelated calls in between (other prompts, other seeds) leave no trace.
     noise = HouseModel(seed=9)
@@ -400,21 +396,21 @@ def test_choices_are_always_legal_and_complete() -> None:
         reply = model.answer(msgs, tools=[convert_to_openai_tool(schema)])
         parsed = schema.model_validate(reply.tool_calls[0]["args"])
         label = f"case {case}: {me} {action}"
-        choice = getattr(parsed, "vote", None) or getattr(parsed, "target", None)
+        choice = parsed.choice
         if action == "speak":
-            assert isinstance(parsed, SpeakAction)
-            assert parsed.nomination is None or parsed.nomination in targets, label
-            assert parsed.nomination != me, label
-            choice = parsed.nomination
+            assert isinstance(parsed, Answer)
+            assert parsed.choice is None or parsed.choice in targets, label
+            assert parsed.choice != me, label
         elif choice is not None:
             assert choice in targets, label
         if partners:
             assert choice not in partners, label
         assert {s.player for s in parsed.suspicions} == set(living) - {me}, label
         assert all(0 <= s.level <= 10 for s in parsed.suspicions), label
-        for field in ("speech", "plan", "message"):
-            text = getattr(parsed, field, "x")
-            assert text and "\n" not in text and '"' not in text, label
+        if TEXT_FIELD[ActionKind(action)] is None:
+            assert parsed.text is None, label
+        else:
+            assert parsed.text and "\n" not in parsed.text and '"' not in parsed.text, label
 
 
 # ---- sensible play (synthetic prompts) -------------------------------------------------------
@@ -433,15 +429,15 @@ def test_detective_reveals_a_mafia_finding_in_the_next_speech() -> None:
             speeches=[("Player 1", "Quiet day so far.", None)],
             persona=PERSONAS[seed].description,
         )
-        parsed = ask(msgs, SpeakAction, seed=seed)
-        assert "I am the Detective" in parsed.speech
-        assert "I investigated Player 5: Mafia" in parsed.speech
-        assert parsed.nomination == "Player 5"
+        parsed = ask(msgs, Answer, seed=seed)
+        assert "I am the Detective" in parsed.text
+        assert "I investigated Player 5: Mafia" in parsed.text
+        assert parsed.choice == "Player 5"
 
 
 def test_detective_stays_hidden_without_a_reason_and_keeps_reporting_once_out() -> None:
     quiet = prompt("Player 3", "Detective", "speak", day=2, results=[(1, "Player 5", "Not Mafia")])
-    assert "Detective" not in ask(quiet, SpeakAction).speech
+    assert "Detective" not in ask(quiet, Answer).text
     claimed = prompt(
         "Player 3",
         "Detective",
@@ -452,7 +448,7 @@ def test_detective_stays_hidden_without_a_reason_and_keeps_reporting_once_out() 
         living=[p for p in PLAYERS if p != "Player 5"],
         dead=[("Player 5", "voted day 2")],
     )
-    speech = ask(claimed, SpeakAction).speech
+    speech = ask(claimed, Answer).text
     assert "I investigated Player 6: Not Mafia" in speech and "Detective" in speech
 
 
@@ -472,7 +468,7 @@ def test_detective_investigates_an_uninvestigated_suspect() -> None:
         speeches=[],
         day=2,
     )
-    assert ask(msgs, kind_schema("investigate")).target == "Player 6"
+    assert ask(msgs, kind_schema("investigate")).choice == "Player 6"
 
 
 def test_town_votes_the_player_a_detective_claim_named_mafia() -> None:
@@ -491,7 +487,7 @@ def test_town_votes_the_player_a_detective_claim_named_mafia() -> None:
             targets=["Player 5", "Player 2", SKIP],
             persona=PERSONAS[seed].description,
         )
-        assert ask(msgs, VoteAction, seed=seed).vote == "Player 5"
+        assert ask(msgs, Answer, seed=seed).choice == "Player 5"
 
 
 def test_town_skips_when_nothing_stands_out() -> None:
@@ -502,7 +498,7 @@ def test_town_skips_when_nothing_stands_out() -> None:
         speeches=[("Player 1", "I suspect Player 2, call it a hunch.", "Player 2")],
         targets=["Player 2", SKIP],
     )
-    assert ask(msgs, VoteAction).vote == SKIP
+    assert ask(msgs, Answer).choice == SKIP
 
 
 def test_doctor_protects_a_claimed_detective() -> None:
@@ -516,14 +512,14 @@ def test_doctor_protects_a_claimed_detective() -> None:
             speeches=[],
             day=2,
         )
-        assert ask(msgs, ProtectAction, seed=seed).target == "Player 2"
+        assert ask(msgs, Answer, seed=seed).choice == "Player 2"
 
 
 def test_doctor_without_a_claim_protects_itself_or_a_town_voice() -> None:
     picks = set()
     for seed in range(20):
         msgs = prompt("Player 4", "Doctor", "protect", phase="Night")
-        picks.add(ask(msgs, ProtectAction, seed=seed).target)
+        picks.add(ask(msgs, Answer, seed=seed).choice)
     assert "Player 4" in picks and len(picks) > 1
 
 
@@ -535,20 +531,20 @@ def test_mafia_never_choose_a_partner_even_when_the_table_suspects_them() -> Non
     ]
     for seed in range(20):
         common = {"speeches": speeches, "partners": ["Player 5"], "day": 2}
-        speak = ask(prompt("Player 3", "Mafia", "speak", **common), SpeakAction, seed=seed)
-        assert speak.nomination not in ("Player 5", "Player 3")
+        speak = ask(prompt("Player 3", "Mafia", "speak", **common), Answer, seed=seed)
+        assert speak.choice not in ("Player 5", "Player 3")
         vote = ask(
             prompt("Player 3", "Mafia", "vote", targets=["Player 5", "Player 6", SKIP], **common),
-            VoteAction,
+            Answer,
             seed=seed,
         )
-        assert vote.vote == "Player 6"
+        assert vote.choice == "Player 6"
         only_partner = ask(
             prompt("Player 3", "Mafia", "vote", targets=["Player 5", SKIP], **common),
-            VoteAction,
+            Answer,
             seed=seed,
         )
-        assert only_partner.vote == SKIP
+        assert only_partner.choice == SKIP
 
 
 def test_mafia_go_after_a_detective_who_named_one_of_them() -> None:
@@ -556,11 +552,11 @@ def test_mafia_go_after_a_detective_who_named_one_of_them() -> None:
     counter = attack = 0
     for seed in range(40):
         msgs = prompt("Player 3", "Mafia", "speak", speeches=speeches, partners=["Player 5"], day=2)
-        parsed = ask(msgs, SpeakAction, seed=seed)
-        assert parsed.nomination == "Player 1"
-        if "I am the Detective" in parsed.speech:
+        parsed = ask(msgs, Answer, seed=seed)
+        assert parsed.choice == "Player 1"
+        if "I am the Detective" in parsed.text:
             counter += 1
-            assert "I investigated Player 1: Mafia" in parsed.speech
+            assert "I investigated Player 1: Mafia" in parsed.text
         else:
             attack += 1
     assert counter and attack, "both a fake counterclaim and a plain attack should occur"
@@ -575,9 +571,9 @@ def test_mafia_go_after_a_detective_who_named_one_of_them() -> None:
             speeches=[],
             partners=["Player 5"],
         ),
-        MafiaRound1Action,
+        Answer,
     )
-    assert kill.target == "Player 1"
+    assert kill.choice == "Player 1"
 
 
 def test_mafia_round1_follows_an_earlier_proposal_and_round2_converges() -> None:
@@ -589,7 +585,7 @@ def test_mafia_round1_follows_an_earlier_proposal_and_round2_converges() -> None
         partners=["Player 2"],
         proposals=[("Player 2", "Player 6", "Let us take Player 6.")],
     )
-    assert ask(later, MafiaRound1Action).target == "Player 6"
+    assert ask(later, Answer).choice == "Player 6"
     split = [
         ("Player 1", "Player 4", "a"),
         ("Player 2", "Player 6", "b"),
@@ -600,7 +596,7 @@ def test_mafia_round1_follows_an_earlier_proposal_and_round2_converges() -> None
         partners = [p for p in ("Player 1", "Player 2", "Player 5") if p != me]
         night = {"phase": "Night", "proposals": split}
         msgs = prompt(me, "Mafia", "mafia_round2", partners=partners, **night)
-        choices.add(ask(msgs, kind_schema("mafia_round2")).target)
+        choices.add(ask(msgs, kind_schema("mafia_round2")).choice)
     assert choices == {"Player 4"}, "all converge on the earliest proposal"
 
 
@@ -609,7 +605,7 @@ def test_night_zero_plans_name_a_push_and_partners_build_on_it() -> None:
         prompt("Player 2", "Mafia", "night_zero", phase="Night", day=0, partners=["Player 5"]),
         kind_schema("night_zero"),
     )
-    push = first.plan.split("Day push: ")[1].split(".")[0]
+    push = first.text.split("Day push: ")[1].split(".")[0]
     assert push in PLAYERS and push not in ("Player 2", "Player 5")
     second = ask(
         prompt(
@@ -619,11 +615,11 @@ def test_night_zero_plans_name_a_push_and_partners_build_on_it() -> None:
             phase="Night",
             day=0,
             partners=["Player 2"],
-            plans=[("Player 2", first.plan)],
+            plans=[("Player 2", first.text)],
         ),
         kind_schema("night_zero"),
     )
-    assert f"Day push: {push}." in second.plan
+    assert f"Day push: {push}." in second.text
 
 
 def test_defense_denies_and_redirects() -> None:
@@ -636,7 +632,7 @@ def test_defense_denies_and_redirects() -> None:
             ("Player 6", "Player 4 is shady.", "Player 4"),
         ],
     )
-    speech = ask(msgs, kind_schema("defense")).speech
+    speech = ask(msgs, kind_schema("defense")).text
     assert "not Mafia" in speech or "I am Town" in speech
     assert any(p in speech for p in ("Player 2", "Player 6"))
 
@@ -645,12 +641,12 @@ def test_last_words_accuse_or_say_goodbye() -> None:
     speeches = [("Player 2", "I suspect Player 4.", "Player 4")]
     last_words = kind_schema("last_words")
     town = ask(prompt("Player 4", "Town", "last_words", speeches=speeches), last_words)
-    assert "Player 2" in town.speech
+    assert "Player 2" in town.text
     over = ask(
         prompt("Player 4", "Town", "last_words", speeches=speeches, game_over=True),
         kind_schema("last_words"),
     )
-    assert "game" in over.speech.lower()
+    assert "game" in over.text.lower()
 
 
 def test_speeches_vary_with_persona_and_seed() -> None:
@@ -661,26 +657,26 @@ def test_speeches_vary_with_persona_and_seed() -> None:
     texts = {
         ask(
             prompt("Player 3", "Town", "speak", speeches=speeches, persona=p.description),
-            SpeakAction,
+            Answer,
             seed=seed,
-        ).speech
+        ).text
         for p in PERSONAS[:8]
         for seed in range(2)
     }
     assert len(texts) >= 10
     firebrand = ask(
         prompt("Player 3", "Town", "speak", speeches=speeches, persona=FIREBRAND),
-        SpeakAction,
+        Answer,
         seed=1,
     )
-    assert "Player 2" in firebrand.speech
+    assert "Player 2" in firebrand.text
 
 
 def test_house_speech_is_read_back_by_house_players() -> None:
     """A Detective's reveal and a Town accusation are parsed by the next house player."""
     reveal = ask(
         prompt("Player 3", "Detective", "speak", day=2, results=[(1, "Player 5", "Mafia")]),
-        SpeakAction,
+        Answer,
     )
     view = read_prompt(
         prompt_text(
@@ -689,7 +685,7 @@ def test_house_speech_is_read_back_by_house_players() -> None:
                 "Town",
                 "speak",
                 day=2,
-                speeches=[("Player 3", reveal.speech, reveal.nomination)],
+                speeches=[("Player 3", reveal.text, reveal.choice)],
             )
         )
     )
@@ -704,12 +700,12 @@ def test_chaos_gives_bad_answers_on_the_tool_route() -> None:
     msgs = any_prompt(ActionKind.VOTE)
     for seed in range(30):
         model = HouseModel(seed=seed, chaos=1.0)
-        out = model.with_structured_output(VoteAction, include_raw=True).invoke(msgs)
+        out = model.with_structured_output(Answer, include_raw=True).invoke(msgs)
         parsed = out["parsed"]
         # A schema error, no tool call at all (parsed None), or an illegal choice.
-        assert out["parsing_error"] is not None or parsed is None or parsed.vote not in LEGAL_VOTES
-    calm = HouseModel(chaos=0.0).with_structured_output(VoteAction, include_raw=True).invoke(msgs)
-    assert calm["parsing_error"] is None and calm["parsed"].vote in LEGAL_VOTES
+        assert out["parsing_error"] is not None or parsed is None or parsed.choice not in LEGAL_VOTES
+    calm = HouseModel(chaos=0.0).with_structured_output(Answer, include_raw=True).invoke(msgs)
+    assert calm["parsing_error"] is None and calm["parsed"].choice in LEGAL_VOTES
 
 
 def test_chaos_on_the_json_route_raises_like_chatopenai_unless_told_not_to() -> None:
@@ -717,21 +713,21 @@ def test_chaos_on_the_json_route_raises_like_chatopenai_unless_told_not_to() -> 
     errors = 0
     for seed in range(20):
         runnable = HouseModel(seed=seed, chaos=1.0).with_structured_output(
-            VoteAction, method="json_schema", include_raw=True
+            Answer, method="json_schema", include_raw=True
         )
         try:
             out = runnable.invoke(msgs)
         except ValidationError:
             errors += 1
         else:
-            assert out["parsed"].vote not in LEGAL_VOTES
+            assert out["parsed"].choice not in LEGAL_VOTES
     assert errors > 0
     soft = HouseModel(seed=0, chaos=1.0, raise_json_errors=False).with_structured_output(
-        VoteAction, method="json_schema", include_raw=True
+        Answer, method="json_schema", include_raw=True
     )
     for k in range(10):
         out = soft.invoke([*msgs, HumanMessage(f"retry {k}")])
-        assert out["parsing_error"] is not None or out["parsed"].vote not in LEGAL_VOTES
+        assert out["parsing_error"] is not None or out["parsed"].choice not in LEGAL_VOTES
 
 
 # ---- integration: real prompts from the context builder --------------------------------------
@@ -750,9 +746,9 @@ def test_builder_prompt_detective_reveals_after_finding_mafia() -> None:
     log = seven().night_zero().start_day().discuss({})
     log.night("Player 5", protect="Player 4", investigate="Player 6")
     log.start_day()
-    parsed = ask(built(log, "Player 3", ActionKind.SPEAK), SpeakAction)
-    assert "I am the Detective" in parsed.speech and "Player 6" in parsed.speech
-    assert parsed.nomination == "Player 6"
+    parsed = ask(built(log, "Player 3", ActionKind.SPEAK), Answer)
+    assert "I am the Detective" in parsed.text and "Player 6" in parsed.text
+    assert parsed.choice == "Player 6"
 
 
 def test_builder_prompt_town_votes_the_revealed_mafia_and_doctor_protects_the_claimant() -> None:
@@ -761,9 +757,9 @@ def test_builder_prompt_town_votes_the_revealed_mafia_and_doctor_protects_the_cl
     log.start_day()
     log.discuss({"Player 3": ("I am the Detective. I investigated Player 6: Mafia.", "Player 6")})
     for player in ("Player 2", "Player 4", "Player 7"):
-        assert ask(built(log, player, ActionKind.VOTE), VoteAction).vote == "Player 6"
+        assert ask(built(log, player, ActionKind.VOTE), Answer).choice == "Player 6"
     log.vote({p: ("Player 1" if p in ("Player 6", "Player 1") else SKIP) for p in log.living})
-    assert ask(built(log, "Player 4", ActionKind.PROTECT), ProtectAction).target == "Player 3"
+    assert ask(built(log, "Player 4", ActionKind.PROTECT), Answer).choice == "Player 3"
 
 
 def test_builder_prompt_mafia_protect_their_partner() -> None:
@@ -774,14 +770,14 @@ def test_builder_prompt_mafia_protect_their_partner() -> None:
             "Player 5": ("I suspect Player 7.", "Player 7"),
         }
     )
-    speak = ask(built(log, "Player 1", ActionKind.SPEAK), SpeakAction)
-    assert speak.nomination not in ("Player 6", "Player 1")
-    vote = ask(built(log, "Player 1", ActionKind.VOTE), VoteAction)
-    assert vote.vote in ("Player 7", SKIP)
+    speak = ask(built(log, "Player 1", ActionKind.SPEAK), Answer)
+    assert speak.choice not in ("Player 6", "Player 1")
+    vote = ask(built(log, "Player 1", ActionKind.VOTE), Answer)
+    assert vote.choice in ("Player 7", SKIP)
     log.vote({p: "Player 7" for p in log.living})
     log.last_words("I was Town.")
-    round1 = ask(built(log, "Player 1", ActionKind.MAFIA_ROUND1), MafiaRound1Action)
-    assert round1.target == "Player 3", "the claimed Detective who named a partner goes first"
+    round1 = ask(built(log, "Player 1", ActionKind.MAFIA_ROUND1), Answer)
+    assert round1.choice == "Player 3", "the claimed Detective who named a partner goes first"
 
 
 def test_builder_prompt_round2_follows_the_earliest_proposal() -> None:
@@ -789,7 +785,7 @@ def test_builder_prompt_round2_follows_the_earliest_proposal() -> None:
     log.mafia_round1({"Player 1": ("Player 2", "Take Player 2."), "Player 6": ("Player 7", "No.")})
     for mafia in ("Player 1", "Player 6"):
         choice = ask(built(log, mafia, ActionKind.MAFIA_ROUND2), kind_schema("mafia_round2"))
-        assert choice.target == "Player 2"
+        assert choice.choice == "Player 2"
 
 
 def test_builder_prompts_parse_cleanly() -> None:
@@ -840,10 +836,12 @@ def test_without_a_targets_line_a_ballot_comes_from_the_nominees() -> None:
     )
     lines = [ln for ln in prompt_text(msgs).split("\n") if not ln.startswith("Valid targets")]
     lines.insert(lines.index(a.format_dead([])) + 1, a.format_nominees(["Player 2"]))
-    assert ask([HumanMessage("\n".join(lines))], VoteAction).vote == "Player 2"
+    assert ask([HumanMessage("\n".join(lines))], Answer).choice == "Player 2"
 
 
-def test_a_schema_for_another_action_is_answered_by_the_schema() -> None:
-    """The prompt asks for a speech but a ballot schema is bound: the ballot is still legal."""
-    msgs = prompt("Player 4", "Town", "speak", targets=["Player 2", SKIP])
-    assert ask(msgs, VoteAction).vote in ("Player 2", SKIP)
+def test_a_prompt_without_a_task_is_read_by_its_phase_and_role() -> None:
+    """No task header: at night the Doctor's answer is a protection among the valid targets."""
+    msgs = prompt("Player 4", "Doctor", "protect", phase="Night", targets=["Player 2", "Player 4"])
+    text = prompt_text(msgs).replace(a.format_task_header("protect"), "")
+    answer = ask([HumanMessage(text)], Answer)
+    assert answer.choice in ("Player 2", "Player 4") and answer.text is None

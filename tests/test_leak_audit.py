@@ -29,6 +29,7 @@ from mafia.runner import run_game
 
 CANARY = re.compile(r"CANARY\d{7}X")
 MAFIA_ACTIONS = {"night_zero", "mafia_round1", "mafia_round2", "night_kill"}
+TEAM_TEXT = {"night_zero": "plan", "mafia_round1": "message"}
 
 
 @dataclass(frozen=True)
@@ -65,9 +66,12 @@ class CanaryHouseModel(HouseModel):
                 self._plants[canary] = Plant(player, action, field, call)
                 return canary
 
-            for field in ("observations", "strategy", "reasoning", "message", "plan"):
+            for field in ("observations", "strategy", "reasoning"):
                 if field in args:
                     args[field] = f"{args[field]} {plant(field)}"
+            team_text = TEAM_TEXT.get(action)  # the text of these actions is shown to the team only
+            if team_text and isinstance(args.get("text"), str):
+                args["text"] = f"{args['text']} {plant(team_text)}"
             args["pattern_notes"] = [*args.get("pattern_notes", []), plant("pattern_notes")]
             if args.get("suspicions"):
                 first = dict(args["suspicions"][0])

@@ -86,7 +86,7 @@ def test_bad_answers_are_retried_then_fall_back_legally(seed: int) -> None:
 
 def test_fallback_choices_per_action() -> None:
     def always_illegal(ask: Ask) -> dict[str, Any]:
-        return {"nomination": "Nobody", "vote": "Nobody", "target": "Nobody"}
+        return {"choice": "Nobody"}
 
     model = ScriptedModel(script=always_illegal)
     state = run_game({"seed": 3, "round_cap": 2}, model=model, max_retries=1)

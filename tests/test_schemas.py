@@ -120,20 +120,21 @@ def test_context_shapes_have_no_dict_fields(cls: type[BaseModel]) -> None:
 
 
 def test_player_response_keeps_the_action_fields() -> None:
-    from mafia.actions import ActionKind, VoteAction
+    from mafia.actions import ActionKind, Answer
     from mafia.schemas import PlayerMemory, PlayerResponse
 
-    vote = VoteAction(
+    vote = Answer(
         observations="o",
         suspicions=[],
         relationships=[],
         pattern_notes=[],
         strategy="s",
         reasoning="r",
-        vote="skip",
+        text=None,
+        choice="skip",
     )
     response = PlayerResponse(player="P", action=ActionKind.VOTE, output=vote, memory=PlayerMemory())
-    assert response.model_dump()["output"]["vote"] == "skip"
+    assert response.model_dump()["output"]["choice"] == "skip"
 
 
 def test_night_death_line_reads_a_quiet_night() -> None:

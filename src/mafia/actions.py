@@ -1,7 +1,7 @@
-"""Model-facing action schemas: what a player returns for each decision.
+"""The model-facing answer schema: what a player returns for every decision.
 
-Every schema opens with the SGR fields (observations, suspicions with the belief updates the engine
-stores as the player's memory, strategy, reasoning), then the action's own fields. Field
+``Answer`` opens with the SGR fields (observations, suspicions with the belief updates the engine
+stores as the player's memory, strategy, reasoning), then ``text`` and ``choice``. Field
 descriptions are the instructions the model reads. Strict-mode safe: no dict fields, no defaults.
 """
 
@@ -69,89 +69,22 @@ class ActionBase(BaseModel):
     )
 
 
-class SpeakAction(ActionBase):
-    """A day speech, with an optional nomination."""
+# One schema for every action keeps the response format identical across a player's calls, so a
+# provider's prefix cache (which starts with the schema) serves all of them.
+class Answer(ActionBase):
+    """Your answer: the reasoning fields in order, then the text and the choice the task asks for."""
 
-    speech: str = Field(description="What you say to the table, in your persona's voice.")
-    nomination: str | None = Field(
-        description="Exact name of one living player (not you) to nominate for elimination, "
-        "or null to nominate no one."
+    text: str | None = Field(
+        description="What you say or write, in your persona's voice: your speech, defense or last "
+        "words (public), your message to your partners (Mafia round 1) or your plan (night 0). "
+        "null when the task asks for no text."
+    )
+    choice: str | None = Field(
+        description='Exactly one name from the task\'s "Valid targets" line ("skip" only where '
+        "listed): your nomination, ballot or night target. null when the task asks for no choice, "
+        "or in a speech to nominate no one."
     )
 
 
-class VoteAction(ActionBase):
-    """A ballot in a vote or revote."""
-
-    vote: str = Field(description="Exact name of one of the listed candidates, or 'skip'.")
-
-
-class DefenseAction(ActionBase):
-    """A tied player's defense speech before the revote."""
-
-    speech: str = Field(description="Your defense to the table, in your persona's voice.")
-
-
-class LastWordsAction(ActionBase):
-    """The final words of a player just voted out."""
-
-    speech: str = Field(description="Your last words to the table.")
-
-
-class NightZeroAction(ActionBase):
-    """The Mafia's opening strategy, shared with partners; no kill tonight."""
-
-    plan: str = Field(
-        description="Strategy notes for your partners: day signals, cover stories, whom to push."
-    )
-
-
-class MafiaRound1Action(ActionBase):
-    """A Mafia member's kill proposal and message to partners."""
-
-    target: str = Field(description="Exact name of one listed target, or 'skip' for no kill.")
-    message: str = Field(description="A short message to your partners explaining your pick.")
-
-
-class MafiaRound2Action(ActionBase):
-    """A Mafia member's final kill choice (Round 2), or a lone Mafia's direct choice."""
-
-    target: str = Field(description="Exact name of one listed target, or 'skip' for no kill.")
-
-
-class ProtectAction(ActionBase):
-    """The Doctor's protection for tonight."""
-
-    target: str = Field(description="Exact name of one living player to protect (you may pick yourself).")
-
-
-class InvestigateAction(ActionBase):
-    """The Detective's investigation for tonight."""
-
-    target: str = Field(description="Exact name of one living player (not you) to investigate.")
-
-
-AnyAction = (
-    SpeakAction
-    | VoteAction
-    | DefenseAction
-    | LastWordsAction
-    | NightZeroAction
-    | MafiaRound1Action
-    | MafiaRound2Action
-    | ProtectAction
-    | InvestigateAction
-)
-
-ACTION_SCHEMAS: dict[ActionKind, type[ActionBase]] = {
-    ActionKind.SPEAK: SpeakAction,
-    ActionKind.VOTE: VoteAction,
-    ActionKind.REVOTE: VoteAction,
-    ActionKind.DEFENSE: DefenseAction,
-    ActionKind.LAST_WORDS: LastWordsAction,
-    ActionKind.NIGHT_ZERO: NightZeroAction,
-    ActionKind.MAFIA_ROUND1: MafiaRound1Action,
-    ActionKind.MAFIA_ROUND2: MafiaRound2Action,
-    ActionKind.NIGHT_KILL: MafiaRound2Action,
-    ActionKind.PROTECT: ProtectAction,
-    ActionKind.INVESTIGATE: InvestigateAction,
-}
+ACTION_SCHEMAS: dict[ActionKind, type[ActionBase]] = {kind: Answer for kind in ActionKind}
+"""The answer schema of each action: ``Answer`` for all of them (a lookup kept for callers)."""

@@ -18,6 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from mafia.billing import GameCache
 from mafia.context.policy import ContextPolicy
 from mafia.events import EventBase, parse_event
 from mafia.graph import build_graph
@@ -53,6 +54,7 @@ class RunLog:
         self.on_prompt = on_prompt
         self.written = 0
         self.pending: list[JSON] = []
+        self.cache = GameCache()  # bills each record's calls in written order
         self.lock = threading.Lock()
         self._events: Any = None
         self._prompts: Any = None
@@ -60,6 +62,8 @@ class RunLog:
             folder.mkdir(parents=True, exist_ok=True)
             if not resume:
                 self._events = (folder / "events.jsonl").open("w", encoding="utf-8")
+            else:
+                self.cache.replay(folder / "prompts.jsonl")
             self._prompts = (folder / "prompts.jsonl").open("a" if resume else "w", encoding="utf-8")
 
     def prompt(self, record: JSON) -> None:
@@ -90,6 +94,7 @@ class RunLog:
             pending, self.pending = self.pending, []
         pending.sort(key=lambda r: (r["round"], r["action"], _order(r)))
         for record in pending:
+            self.cache.bill(record)
             self._write(self._prompts, record)
             if self.on_prompt is not None:
                 self.on_prompt(record)

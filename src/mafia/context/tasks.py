@@ -15,19 +15,20 @@ from mafia.context.situation import Situation
 from mafia.prompts import anchors
 from mafia.prompts.templates import render
 
+_PICK = "choice (an exact name from the valid targets)"
 _ANSWER = {
-    ActionKind.SPEAK: "the action fields: speech, then nomination (an exact name from the valid "
-    "targets, or null for no nomination)",
-    ActionKind.VOTE: "the action field: vote (an exact name from the valid targets)",
-    ActionKind.REVOTE: "the action field: vote (an exact name from the valid targets)",
-    ActionKind.DEFENSE: "the action field: speech",
-    ActionKind.LAST_WORDS: "the action field: speech",
-    ActionKind.NIGHT_ZERO: "the action field: plan",
-    ActionKind.MAFIA_ROUND1: "the action fields: target (an exact name from the valid targets) and message",
-    ActionKind.MAFIA_ROUND2: "the action field: target (an exact name from the valid targets)",
-    ActionKind.NIGHT_KILL: "the action field: target (an exact name from the valid targets)",
-    ActionKind.PROTECT: "the action field: target (an exact name from the valid targets)",
-    ActionKind.INVESTIGATE: "the action field: target (an exact name from the valid targets)",
+    ActionKind.SPEAK: "text (your speech), then choice (an exact name from the valid targets, or "
+    "null for no nomination)",
+    ActionKind.VOTE: f"{_PICK}; text null",
+    ActionKind.REVOTE: f"{_PICK}; text null",
+    ActionKind.DEFENSE: "text (your defense); choice null",
+    ActionKind.LAST_WORDS: "text (your last words); choice null",
+    ActionKind.NIGHT_ZERO: "text (your plan for your partners); choice null",
+    ActionKind.MAFIA_ROUND1: f"{_PICK} and text (your message to your partners)",
+    ActionKind.MAFIA_ROUND2: f"{_PICK}; text null",
+    ActionKind.NIGHT_KILL: f"{_PICK}; text null",
+    ActionKind.PROTECT: f"{_PICK}; text null",
+    ActionKind.INVESTIGATE: f"{_PICK}; text null",
 }
 
 

@@ -49,7 +49,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field
 
-from mafia.models.house_policy import FIELDS_OF, Decision, Knobs, decide
+from mafia.models.house_policy import Decision, Knobs, decide
 from mafia.models.house_reading import PromptView, read_prompt
 from mafia.models.house_schema import fill
 
@@ -57,8 +57,8 @@ __all__ = ["HouseModel", "prompt_text"]
 
 # What makes a tool look like an action: the actions' own fields and the two distinctive reasoning
 # fields (not generic names such as "reasoning" or "strategy" that an unrelated tool may have too).
-_ACTION_FIELDS = frozenset({"observations", "suspicions"}).union(*FIELDS_OF.values())
-_PLAYER_FIELDS = ("target", "vote", "nomination")  # the fields naming a player (chaos: illegal)
+_ACTION_FIELDS = frozenset({"observations", "suspicions", "text", "choice"})
+_PLAYER_FIELDS = ("choice",)  # the fields naming a player (chaos: illegal)
 ToolLike = dict[str, Any] | type | Callable[..., Any] | BaseTool
 Args = dict[str, Any]
 

@@ -46,15 +46,13 @@ def speak(ctx: Ctx) -> Decision:
         pick = rng.choice([*cands, None]) if cands else None
         core = [line(rng, "gut", t=pick)] if pick else [line(rng, "no_read")]
         speech = compose(rng, ctx.style, core, living=len(b.living))
-        return decision_with(
-            {"speech": speech, "nomination": pick}, "Play it by ear.", "A quick, loose read."
-        )
+        return decision_with({"text": speech, "choice": pick}, "Play it by ear.", "A quick, loose read.")
     if b.role == "Mafia":
         core, nomination, strategy, reasoning = _speak_mafia(ctx, cands)
     else:
         core, nomination, strategy, reasoning = _speak_town(ctx, cands)
     speech = compose(rng, ctx.style, core, living=len(b.living))
-    return decision_with({"speech": speech, "nomination": nomination}, strategy, reasoning)
+    return decision_with({"text": speech, "choice": nomination}, strategy, reasoning)
 
 
 def _speak_town(ctx: Ctx, cands: list[str]) -> tuple[list[str], str | None, str, str]:
@@ -203,7 +201,7 @@ def vote(ctx: Ctx) -> Decision:
         names = [n for n in names if n not in b.partners]
     if ctx.sloppy():
         choice = rng.choice([*names, skip] if can_skip else names or options or [skip])
-        return decision_with({"vote": choice}, "Go with the flow.", "A loose call.")
+        return decision_with({"choice": choice}, "Go with the flow.", "A loose call.")
     if b.role == "Mafia":
         table, danger = ctx.table, danger_scores(ctx)
         top = best(rng, names, lambda p: table.total(p, FOLLOW_VOTE) + 0.3 * danger.get(p, 0.0))
@@ -229,7 +227,7 @@ def vote(ctx: Ctx) -> Decision:
         strategy = "Vote only on evidence; a wrong elimination helps the Mafia."
     if choice == skip and not can_skip and options:
         choice = options[0]
-    return decision_with({"vote": choice}, strategy, reasoning)
+    return decision_with({"choice": choice}, strategy, reasoning)
 
 
 def defense(ctx: Ctx) -> Decision:
@@ -264,7 +262,7 @@ def defense(ctx: Ctx) -> Decision:
         core.append(line(rng, "redirect", t=target, why=public_why(why_board, target, rng)))
     speech = compose(rng, ctx.style, core, living=len(b.living))
     reasoning = f"Deny, and redirect suspicion to {target}." if target else "Deny."
-    return decision_with({"speech": speech}, strategy, reasoning)
+    return decision_with({"text": speech}, strategy, reasoning)
 
 
 def last_words(ctx: Ctx) -> Decision:
@@ -303,4 +301,4 @@ def last_words(ctx: Ctx) -> Decision:
             reasoning = "I have no strong read to leave behind."
         strategy = "Help the town with what I know before I go."
     speech = compose(rng, ctx.style, core, living=len(b.living))
-    return decision_with({"speech": speech}, strategy, reasoning)
+    return decision_with({"text": speech}, strategy, reasoning)

@@ -47,7 +47,7 @@ def night_zero(ctx: Ctx) -> Decision:
         f"If a Detective claim names one of us, {who} counterclaims Detective."
     )
     reasoning = f"A shared push on {target} and one designated counterclaimer keep us aligned."
-    return decision_with({"plan": plan}, "Coordinate day pushes and cover stories.", reasoning)
+    return decision_with({"text": plan}, "Coordinate day pushes and cover stories.", reasoning)
 
 
 def _kill_options(ctx: Ctx) -> tuple[list[str], str | None, str]:
@@ -86,7 +86,7 @@ def mafia_round1(ctx: Ctx) -> Decision:
     named, skip, fallback = _kill_options(ctx)
     loose = _loose_kill(ctx, named, fallback)
     if loose is not None:
-        return decision_with({"target": loose, "message": f"Let us take {loose}."}, "Kill.", "A loose pick.")
+        return decision_with({"choice": loose, "text": f"Let us take {loose}."}, "Kill.", "A loose pick.")
     allowed = (*named, skip)
     earlier = [p for p in ctx.view.proposals if p.speaker in b.partners and p.target in allowed]
     mine = _kill_choice(ctx, named)
@@ -101,7 +101,7 @@ def mafia_round1(ctx: Ctx) -> Decision:
     else:
         choice, message, reasoning = fallback, "No one to take tonight.", "No legal target."
     return decision_with(
-        {"target": choice, "message": message}, "Remove the most dangerous town player.", reasoning
+        {"choice": choice, "text": message}, "Remove the most dangerous town player.", reasoning
     )
 
 
@@ -110,7 +110,7 @@ def mafia_round2(ctx: Ctx) -> Decision:
     named, skip, fallback = _kill_options(ctx)
     loose = _loose_kill(ctx, named, fallback)
     if loose is not None:
-        return decision_with({"target": loose}, "Kill.", "A loose pick.")
+        return decision_with({"choice": loose}, "Kill.", "A loose pick.")
     team = b.team
     proposals = [p for p in ctx.view.proposals if p.speaker in team and p.target in (*named, skip)]
     if proposals and ctx.view.action != "night_kill":
@@ -123,14 +123,14 @@ def mafia_round2(ctx: Ctx) -> Decision:
         choice = mine if mine is not None else fallback
         reasoning = f"{choice} is the biggest threat." if mine else "No legal target."
     strategy = "Reach consensus on the most dangerous target."
-    return decision_with({"target": choice}, strategy, reasoning)
+    return decision_with({"choice": choice}, strategy, reasoning)
 
 
 def protect(ctx: Ctx) -> Decision:
     b, rng = ctx.board, ctx.rng
     options = names_only(listed_options(ctx))
     if ctx.sloppy() and options:
-        return decision_with({"target": rng.choice(options)}, "Protect someone.", "A loose pick.")
+        return decision_with({"choice": rng.choice(options)}, "Protect someone.", "A loose pick.")
     claimed = [c for c in b.detective_claims if c in options and c != b.me and c not in b.liars]
     if claimed:
         choice = max(claimed, key=lambda c: b.trust.get(c, 0.0))
@@ -146,17 +146,17 @@ def protect(ctx: Ctx) -> Decision:
         pick = best(rng, cands, lambda p: 0.3 * vocal[p] - b.total(p, FOLLOW_READ))
         choice = pick if pick is not None else (options[0] if options else b.me)
         reasoning = f"{choice} is a trusted, vocal town player the Mafia may target."
-    return decision_with({"target": choice}, "Keep the town's key players alive.", reasoning)
+    return decision_with({"choice": choice}, "Keep the town's key players alive.", reasoning)
 
 
 def investigate(ctx: Ctx) -> Decision:
     b, rng = ctx.board, ctx.rng
     options = [o for o in names_only(listed_options(ctx)) if o != b.me]
     if ctx.sloppy() and options:
-        return decision_with({"target": rng.choice(options)}, "Investigate.", "A loose pick.")
+        return decision_with({"choice": rng.choice(options)}, "Investigate.", "A loose pick.")
     unknown = [p for p in options if p not in b.my_results and p not in b.liars]
     choice = best(rng, unknown or options, lambda p: b.total(p, FOLLOW_READ))
     if choice is None:
         choice = b.others[0] if b.others else SKIP
     reasoning = f"{choice} is my most suspicious uninvestigated player: {private_note(b, choice)}."
-    return decision_with({"target": choice}, "Check the most suspicious unknown player.", reasoning)
+    return decision_with({"choice": choice}, "Check the most suspicious unknown player.", reasoning)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from mafia.actions import ACTION_SCHEMAS, ActionBase
 from mafia.models import house_day as day
 from mafia.models import house_night as night
 from mafia.models.house_board import assess
@@ -18,16 +17,13 @@ from mafia.models.house_reading import PromptView
 from mafia.models.house_speech import style_for
 from mafia.models.house_tactics import Ctx, Decision, Knobs, private_note
 
-__all__ = ["FIELDS_OF", "Decision", "Knobs", "decide"]
+__all__ = ["Decision", "Knobs", "decide"]
 
 
 def decide(view: PromptView, props: frozenset[str], rng: random.Random, knobs: Knobs) -> Decision:
     """Decide the prompt's task; ``props`` are the bound schema's field names (used only when the
     prompt names no task)."""
-    action = view.action
-    if not action or props & _CHOICE_FIELDS - FIELDS_OF.get(action, frozenset()):
-        # No task named, or the bound schema asks for another action's fields: go by the schema.
-        action = _infer_action(view, props)
+    action = view.action or _infer_action(view, props)
     board = assess(view)
     ctx = Ctx(view, board, rng, knobs, style_for(view.persona))
     handler = _HANDLERS.get(action, day.speak)
@@ -37,28 +33,17 @@ def decide(view: PromptView, props: frozenset[str], rng: random.Random, knobs: K
     return decision
 
 
-FIELDS_OF: dict[str, frozenset[str]] = {
-    kind.value: frozenset(schema.model_fields) - frozenset(ActionBase.model_fields)
-    for kind, schema in ACTION_SCHEMAS.items()
-}
-"""Each action's own answer fields (beyond the reasoning fields every action shares)."""
-_CHOICE_FIELDS = frozenset({"nomination", "vote", "target", "plan"})
-
-
 def _infer_action(view: PromptView, props: frozenset[str]) -> str:
-    if "vote" in props:
-        return "vote"
-    if "nomination" in props:
-        return "speak"
-    if "plan" in props:
-        return "night_zero"
-    if "target" in props:
+    """The likeliest action of a prompt without a task header: a night action at night (by role),
+    last words when the prompt says the game is over, otherwise a speech (or a ballot when the
+    schema has no text field)."""
+    if view.phase == "Night":
         if view.role == "Mafia":
-            return "mafia_round1" if "message" in props else "mafia_round2"
-        return "protect" if view.role == "Doctor" else "investigate"
-    if "speech" in props and view.game_over:
+            return "mafia_round2"
+        return {"Doctor": "protect", "Detective": "investigate"}.get(view.role, "speak")
+    if view.game_over:
         return "last_words"
-    return "speak"
+    return "speak" if "text" in props or not props else "vote"
 
 
 _HANDLERS: dict[str, Callable[[Ctx], Decision]] = {

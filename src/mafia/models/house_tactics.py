@@ -50,14 +50,12 @@ class Decision:
 
     def reply(self) -> str:
         """A plain-text answer for a call without tools or a response format."""
-        for key in ("speech", "plan"):
-            text = self.fields.get(key)
-            if isinstance(text, str) and text:
-                return text
-        for key in ("vote", "target", "nomination"):
-            choice = self.fields.get(key)
-            if isinstance(choice, str) and choice:
-                return f"My choice: {choice}."
+        text = self.fields.get("text")
+        if isinstance(text, str) and text:
+            return text
+        choice = self.fields.get("choice")
+        if isinstance(choice, str) and choice:
+            return f"My choice: {choice}."
         return str(self.fields.get("strategy", "I am thinking it over."))
 
 

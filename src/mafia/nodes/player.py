@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
 
 from mafia.actions import ACTION_SCHEMAS, ActionKind
+from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context
 from mafia.events import Fallback, RelationshipNote, SuspicionNote, Thought, dump_event
 from mafia.models.factory import resolve_model, structured
@@ -27,26 +28,20 @@ from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, GameState, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
 
-# The field holding each action's choice, and its text field (speech, message or plan).
+# The answer field holding each action's choice, and its text field (speech, message or plan).
+_NO_CHOICE = (ActionKind.DEFENSE, ActionKind.LAST_WORDS, ActionKind.NIGHT_ZERO)
+_WITH_TEXT = (
+    ActionKind.SPEAK,
+    ActionKind.DEFENSE,
+    ActionKind.LAST_WORDS,
+    ActionKind.NIGHT_ZERO,
+    ActionKind.MAFIA_ROUND1,
+)
 CHOICE_FIELD: dict[ActionKind, str | None] = {
-    ActionKind.SPEAK: "nomination",
-    ActionKind.VOTE: "vote",
-    ActionKind.REVOTE: "vote",
-    ActionKind.DEFENSE: None,
-    ActionKind.LAST_WORDS: None,
-    ActionKind.NIGHT_ZERO: None,
-    ActionKind.MAFIA_ROUND1: "target",
-    ActionKind.MAFIA_ROUND2: "target",
-    ActionKind.NIGHT_KILL: "target",
-    ActionKind.PROTECT: "target",
-    ActionKind.INVESTIGATE: "target",
+    kind: None if kind in _NO_CHOICE else "choice" for kind in ActionKind
 }
 TEXT_FIELD: dict[ActionKind, str | None] = {
-    ActionKind.SPEAK: "speech",
-    ActionKind.DEFENSE: "speech",
-    ActionKind.LAST_WORDS: "speech",
-    ActionKind.NIGHT_ZERO: "plan",
-    ActionKind.MAFIA_ROUND1: "message",
+    kind: "text" if kind in _WITH_TEXT else None for kind in ActionKind
 }
 # Legal fallbacks, applied after the last re-ask fails. Votes and kills fall back to skip, the
 # Doctor to protecting themself, the Detective to the lowest-seat candidate, speeches to a pass.
@@ -131,7 +126,7 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
             error = f"the answer did not match the {schema.__name__} schema: {out.get('parsing_error')}"
     except (ValidationError, ValueError) as exc:
         error = f"the answer did not match the {schema.__name__} schema: {exc}"
-    attempt = {"raw": raw, "error": error}
+    attempt = {"raw": raw, "error": error, **call_tokens(state["messages"], schema, raw)}
     return {"answer": answer, "error": error, "attempts": [*state["attempts"], attempt]}
 
 
@@ -214,6 +209,7 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
         "user": prompt.user,
         "tokens": dict(prompt.token_counts()),
         "total_tokens": prompt.total_tokens,
+        **turn_tokens(attempts),
         "attempts": attempts,
         "choice": choice,
         "fallback": fallback_event is not None,

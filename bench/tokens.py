@@ -1,0 +1,176 @@
+"""Benchmark: the tokens a provider bills for a game, in the setting peer engines were measured in.
+
+Peer games: 8 seats (2 Mafia, Detective, Doctor, 4 Town) played by the peer-setting scripted model
+(tests/peer_model.py: 60-word speeches, 30-word reasoning fields, a suspicion for every other living
+player, random legal choices), one game per seed. Every call counts the messages and the
+response-format schema as sent (``mafia.billing``); billed tokens follow its prefix-cache model.
+
+Long games: every ballot "skip" and every kill skipped, so nobody leaves, to the round cap of 10, at
+8 and 16 seats. The growth of a prompt is the least-squares slope of the median call's tokens per
+round over rounds 3-10. The same 8-seat long games are played again with the full transcript
+(``ContextPolicy(full_transcript=True)``) for the paired ratios.
+
+Prints ``name=value`` lines, the goals last: tokens_per_game (<= 120000), billed_tokens_per_game
+(<= 60000), round1_median_tokens (<= 2000), long_growth_per_round (<= 40), window_vs_full (<= 0.5),
+billed_window_vs_full (<= 0.7). ``--seeds N`` and ``--long-seeds N`` run a smaller sample.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import benchlib  # noqa: F401  (puts tests/ on the import path, tracing off)
+from mafia.context.policy import ContextPolicy
+from mafia.runner import run_game
+from peer_model import PeerModel
+
+JSON = dict[str, Any]
+PEER_SEEDS = 40
+LONG_SEEDS = 3
+PEER_ROLES = {"mafia": 2, "detective": 1, "doctor": 1}
+LONG_ROUNDS = 10
+GROWTH_FROM = 3
+BREAKDOWN_ROUND = 4
+
+
+def play(
+    seed: int, players: int, *, passive: bool = False, policy: ContextPolicy | None = None
+) -> list[JSON]:
+    """The prompt records of one game in their written order, billed by the run's log."""
+    config: JSON = {"seed": seed, "players": players}
+    if players == 8:
+        config["roles"] = PEER_ROLES
+    if passive:
+        config["round_cap"] = LONG_ROUNDS
+    records: list[JSON] = []
+    run_game(config, model=PeerModel(seed=seed, passive=passive), policy=policy, on_prompt=records.append)
+    return records
+
+
+def sent(call: JSON) -> int:
+    """Input tokens of one call: the messages and the schema."""
+    return int(call["prompt_tokens"]) + int(call["schema_tokens"])
+
+
+def calls(records: Iterable[JSON]) -> list[tuple[int, JSON]]:
+    """Every call of the records (each attempt is one), with its round."""
+    return [(int(r["round"]), a) for r in records for a in r["attempts"]]
+
+
+def totals(games: Sequence[list[JSON]]) -> JSON:
+    """Per-game means and shares over ``games``."""
+    every = [calls(g) for g in games]
+    inputs = [sum(sent(c) for _, c in g) for g in every]
+    cached = [sum(int(c["cached_tokens"]) for _, c in g) for g in every]
+    round1 = [sent(c) for g in every for n, c in g if n == 1]
+    return {
+        "games": len(games),
+        "calls_per_game": statistics.mean(len(g) for g in every),
+        "tokens_per_game": statistics.mean(inputs),
+        "billed_tokens_per_game": statistics.mean(
+            sum(float(c["billed_tokens"]) for _, c in g) for g in every
+        ),
+        "output_tokens_per_game": statistics.mean(sum(int(c["output_tokens"]) for _, c in g) for g in every),
+        "cached_share": sum(cached) / sum(inputs),
+        "round1_median_tokens": statistics.median(round1) if round1 else 0.0,
+    }
+
+
+def round_medians(games: Sequence[list[JSON]]) -> dict[int, float]:
+    """The median call's input tokens in each round, over all ``games``."""
+    by_round: dict[int, list[int]] = defaultdict(list)
+    for game in games:
+        for n, call in calls(game):
+            by_round[n].append(sent(call))
+    return {n: statistics.median(v) for n, v in sorted(by_round.items())}
+
+
+def slope(points: Sequence[tuple[float, float]]) -> float:
+    """The ordinary least-squares slope of y on x."""
+    mean_x = statistics.mean(x for x, _ in points)
+    mean_y = statistics.mean(y for _, y in points)
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
+
+
+def growth(games: Sequence[list[JSON]]) -> float:
+    """Tokens a round adds to the median call, from round ``GROWTH_FROM`` to the cap."""
+    medians = round_medians(games)
+    return slope([(n, m) for n, m in medians.items() if GROWTH_FROM <= n <= LONG_ROUNDS])
+
+
+def breakdown(games: Sequence[list[JSON]], number: int) -> JSON | None:
+    """The median record of round ``number`` (by its first call's input tokens), or None."""
+    records = sorted(
+        (r for g in games for r in g if r["round"] == number and r["attempts"]),
+        key=lambda r: (sent(r["attempts"][0]), r["game_id"], r["id"]),
+    )
+    return records[(len(records) - 1) // 2] if records else None
+
+
+def ratio(a: float, b: float) -> float:
+    return a / b if b else float("nan")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--seeds", type=int, default=PEER_SEEDS, help="peer games (default 40)")
+    parser.add_argument("--long-seeds", type=int, default=LONG_SEEDS, help="long games per size (default 3)")
+    args = parser.parse_args(argv)
+    if args.seeds < 1 or args.long_seeds < 1:
+        parser.error("--seeds and --long-seeds must be 1 or more")
+
+    peer = [play(seed, 8) for seed in range(args.seeds)]
+    long8 = [play(seed, 8, passive=True) for seed in range(args.long_seeds)]
+    long16 = [play(seed, 16, passive=True) for seed in range(args.long_seeds)]
+    full8 = [
+        play(seed, 8, passive=True, policy=ContextPolicy(full_transcript=True))
+        for seed in range(args.long_seeds)
+    ]
+
+    figures = totals(peer)
+    window, full = totals(long8), totals(full8)
+    for n, median in round_medians(long8).items():
+        print(f"long8_round{n}_median_tokens={median:.0f}")
+    for n, median in round_medians(long16).items():
+        print(f"long16_round{n}_median_tokens={median:.0f}")
+
+    source, record = "peer", breakdown(peer, BREAKDOWN_ROUND)
+    if record is None:
+        source, record = "long8", breakdown(long8, BREAKDOWN_ROUND)
+    if record is not None:
+        first = record["attempts"][0]
+        print(f"breakdown_round{BREAKDOWN_ROUND}_source={source}")
+        print(f"breakdown_action={record['action']}")
+        for name, tokens in record["tokens"].items():
+            print(f"breakdown_{name}={tokens}")
+        print(f"breakdown_schema={first['schema_tokens']}")
+        print(f"breakdown_total={sent(first)}")
+
+    print(f"games={figures['games']}")
+    print(f"long_games_per_size={args.long_seeds}")
+    print(f"calls_per_game={figures['calls_per_game']:.1f}")
+    print(f"output_tokens_per_game={figures['output_tokens_per_game']:.0f}")
+    print(f"cached_share={figures['cached_share']:.3f}")
+    print(f"long_cached_share_window={window['cached_share']:.3f}")
+    print(f"long_cached_share_full={full['cached_share']:.3f}")
+    growth8, growth16 = growth(long8), growth(long16)
+    print(f"long_growth_per_round_8={growth8:.1f}")
+    print(f"long_growth_per_round_16={growth16:.1f}")
+    # The goals.
+    print(f"tokens_per_game={figures['tokens_per_game']:.0f}")
+    print(f"billed_tokens_per_game={figures['billed_tokens_per_game']:.0f}")
+    print(f"round1_median_tokens={figures['round1_median_tokens']:.0f}")
+    print(f"long_growth_per_round={max(growth8, growth16):.1f}")
+    print(f"window_vs_full={ratio(window['tokens_per_game'], full['tokens_per_game']):.3f}")
+    print(
+        f"billed_window_vs_full={ratio(window['billed_tokens_per_game'], full['billed_tokens_per_game']):.3f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

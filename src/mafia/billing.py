@@ -1,0 +1,181 @@
+"""What a provider bills for a player's calls: tokens sent, tokens a prefix cache serves.
+
+A call is the response-format schema plus the chat messages, serialized once here (``call_text``):
+the schema's JSON as the OpenAI client sends it, then each message's role and content. OpenAI
+documents that the structured-output schema serves as a prefix to the system message, so it comes
+first. The cache model is OpenAI-style automatic prefix caching: a call's cached tokens are the
+longest prefix it shares with any earlier call of the same game (any player), counted only from
+``CACHE_MIN`` tokens and in steps of ``CACHE_STEP``; billed-equivalent input tokens are the uncached
+tokens plus ``CACHED_PRICE`` times the cached ones.
+
+Each call records one key per cacheable prefix length (a chained hash of its first 1,024, 1,152,
+... tokens, as a provider's cache does), so a game's prompt records alone are enough to bill it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+from langchain_openai.chat_models.base import _convert_to_openai_response_format
+from openai.lib._parsing import type_to_response_format_param
+from pydantic import BaseModel
+
+from mafia.context.tokens import count_tokens, encoder, safe_chunks
+
+CACHE_MIN = 1024
+CACHE_STEP = 128
+CACHED_PRICE = 0.25
+
+# OpenAI's chat roles for LangChain's message types.
+_ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
+_CHUNK_LIMIT = 200_000
+
+JSON = dict[str, Any]
+Schema = type[BaseModel] | Mapping[str, Any]
+
+
+def response_format(schema: Schema) -> JSON:
+    """The ``response_format`` ChatOpenAI sends for ``with_structured_output(schema)`` (its default
+    json_schema method): langchain-openai's converter, then the OpenAI client's for a class."""
+    converted = _convert_to_openai_response_format(dict(schema) if isinstance(schema, Mapping) else schema)
+    if isinstance(converted, dict):
+        return converted
+    return dict(type_to_response_format_param(converted))  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=64)
+def _class_schema_text(schema: type[BaseModel]) -> str:
+    return json.dumps(response_format(schema), ensure_ascii=False, separators=(",", ":"))
+
+
+def schema_text(schema: Schema) -> str:
+    """The response format as JSON text, compact and unescaped like the OpenAI client's body."""
+    if isinstance(schema, type):
+        return _class_schema_text(schema)
+    return json.dumps(response_format(schema), ensure_ascii=False, separators=(",", ":"))
+
+
+def call_text(schema: str, messages: Sequence[BaseMessage]) -> str:
+    """One call as a provider's cache sees it: the schema line, then each message's role line and
+    content. Every part starts after a newline and with a letter or "{", so token counts of the
+    parts add up to the whole (see ``mafia.context.tokens``)."""
+    parts = [schema, "\n"]
+    for message in messages:
+        content = message.content if isinstance(message.content, str) else message.text
+        parts += [_ROLES.get(message.type, message.type), "\n", content, "\n"]
+    return "".join(parts)
+
+
+_chunk_ids: dict[str, tuple[int, ...]] = {}
+
+
+def encode(text: str) -> list[int]:
+    """The o200k_base token ids of ``text``; lines encoded before are not encoded again."""
+    ids: list[int] = []
+    for chunk in safe_chunks(text):
+        known = _chunk_ids.get(chunk)
+        if known is None:
+            known = tuple(encoder().encode_ordinary(chunk))
+            if len(_chunk_ids) >= _CHUNK_LIMIT:
+                _chunk_ids.clear()
+            _chunk_ids[chunk] = known
+        ids.extend(known)
+    return ids
+
+
+def prefix_keys(ids: Sequence[int]) -> list[str]:
+    """One key per cacheable prefix of ``ids`` (its first 1,024 tokens, 1,152, ...): a hash chained
+    from the previous key, so equal keys mean equal prefixes."""
+    keys: list[str] = []
+    previous = b""
+    start = 0
+    for end in range(CACHE_MIN, len(ids) + 1, CACHE_STEP):
+        block = ",".join(map(str, ids[start:end])).encode()
+        previous = hashlib.blake2b(previous + b"|" + block, digest_size=8).digest()
+        keys.append(previous.hex())
+        start = end
+    return keys
+
+
+def billed(total: int, cached: int) -> float:
+    """Billed-equivalent input tokens: the uncached ones plus the cached at ``CACHED_PRICE``."""
+    return total - cached + CACHED_PRICE * cached
+
+
+def call_tokens(messages: Sequence[BaseMessage], schema: Schema, raw: str) -> JSON:
+    """The token fields of one call (an attempt of a turn): the messages, the schema, the raw
+    answer, and the keys of its cacheable prefixes for ``GameCache``."""
+    text = schema_text(schema)
+    ids = encode(call_text(text, messages))
+    schema_tokens = len(encode(text + "\n"))
+    return {
+        "prompt_tokens": len(ids) - schema_tokens,
+        "schema_tokens": schema_tokens,
+        "output_tokens": count_tokens(raw) if raw else 0,
+        "prefix_keys": prefix_keys(ids),
+    }
+
+
+SUMMED = ("prompt_tokens", "schema_tokens", "output_tokens")
+
+
+def turn_tokens(attempts: Iterable[Mapping[str, Any]]) -> JSON:
+    """A turn's token fields: the sums over its calls (every attempt is a call)."""
+    attempts = list(attempts)
+    return {name: sum(int(a.get(name, 0)) for a in attempts) for name in SUMMED}
+
+
+class GameCache:
+    """The prefix cache of one game: fed its prompt records in their final written order, it adds
+    ``cached_tokens`` and ``billed_tokens`` to each call (attempt) and to each record."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def replay(self, path: Path) -> None:
+        """Count the calls a prompts log already holds (a resumed game's) as earlier calls."""
+        if not path.is_file():
+            return
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:  # a last line torn by a crash
+                    continue
+                for attempt in record.get("attempts", []) if isinstance(record, dict) else []:
+                    self.seen.update(attempt.get("prefix_keys", []))
+
+    def serve(self, keys: Sequence[str]) -> int:
+        """Cached tokens of a call with these prefix keys: the longest of its cacheable prefixes
+        (``CACHE_MIN`` plus whole ``CACHE_STEP``s) that an earlier call had too, else none. The call
+        then counts as earlier for the next ones."""
+        hits = 0
+        for key in keys:
+            if key not in self.seen:
+                break
+            hits += 1
+        self.seen.update(keys)
+        return 0 if hits == 0 else CACHE_MIN + CACHE_STEP * (hits - 1)
+
+    def bill(self, record: JSON) -> JSON:
+        """Add the cache fields to ``record`` (and to each of its attempts); returns it."""
+        cached_sum = 0
+        billed_sum = 0.0
+        for attempt in record.get("attempts", []):
+            if "prefix_keys" not in attempt:
+                continue
+            cached = self.serve(attempt["prefix_keys"])
+            cost = billed(attempt["prompt_tokens"] + attempt["schema_tokens"], cached)
+            attempt["cached_tokens"] = cached
+            attempt["billed_tokens"] = cost
+            cached_sum += cached
+            billed_sum += cost
+        record["cached_tokens"] = cached_sum
+        record["billed_tokens"] = billed_sum
+        return record
