@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -92,12 +94,18 @@ def encode(text: str) -> list[int]:
 def prefix_keys(ids: Sequence[int]) -> list[str]:
     """One key per cacheable prefix of ``ids`` (its first 1,024 tokens, 1,152, ...): a hash chained
     from the previous key, so equal keys mean equal prefixes."""
+    data = array("I", ids)
+    if sys.byteorder == "big":  # the same keys on every machine
+        data.byteswap()
+    raw = memoryview(data.tobytes())
+    size = data.itemsize
     keys: list[str] = []
     previous = b""
     start = 0
     for end in range(CACHE_MIN, len(ids) + 1, CACHE_STEP):
-        block = ",".join(map(str, ids[start:end])).encode()
-        previous = hashlib.blake2b(previous + b"|" + block, digest_size=8).digest()
+        digest = hashlib.blake2b(previous, digest_size=8)
+        digest.update(raw[start * size : end * size])
+        previous = digest.digest()
         keys.append(previous.hex())
         start = end
     return keys
