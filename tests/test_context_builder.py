@@ -245,7 +245,7 @@ class TestContextBuilder:
         assert anchors.format_day_header(2) in lines and anchors.format_day_header(3) in lines
         said = anchors.SPEECH_LINE.findall(transcript)
         assert ("Player 3", "Watch this: 'quoted' words.", "Player 5") in said
-        assert "Vote: pending (after the last speech)" in lines
+        assert lines[lines.index("Role claims so far:") - 2].startswith("- Player 3 said: ")  # no vote yet
         assert "- Player 3 claimed Detective (day 2)" in lines
 
     def test_memory_text(self) -> None:

@@ -44,14 +44,17 @@ def claiming(long: bool) -> Callable[[Ask], dict[str, Any]]:
         pick = rng.choice(ask.targets) if ask.targets else None
         target = rng.choice([t for t in ask.targets if t != SKIP] or ["Player 1"])
         words = LAST_WORDS if ask.action == "last_words" else SAYINGS
-        fields: dict[str, Any] = {"speech": rng.choice(words).format(target=target)}
-        fields["plan"] = f"Push {target} early."
-        if ask.action == "speak":
-            fields["nomination"] = pick if rng.random() < 0.6 else None
+        fields: dict[str, Any] = {"text": rng.choice(words).format(target=target)}
+        if ask.action == "night_zero":
+            fields["text"] = f"Push {target} early."
+        if ask.action in ("defense", "last_words", "night_zero"):
+            fields["choice"] = None
+        elif ask.action == "speak":
+            fields["choice"] = pick if rng.random() < 0.6 else None
         elif long and ask.action in SKIPPING:
-            fields["vote"] = fields["target"] = SKIP
+            fields["choice"] = SKIP
         else:
-            fields["vote"] = fields["target"] = pick
+            fields["choice"] = pick
         fields["suspicions"] = [
             {"player": t, "level": rng.randint(0, 10), "reasoning": f"{t} noted."}
             for t in ask.targets

@@ -22,7 +22,6 @@ from mafia.schemas import BallotLine, CompressedRoundSummary, DayRoundTranscript
 NO_ROUNDS = "No day has been played yet."
 COMPRESSED_LABEL = "Earlier days, one line each (facts only):"
 VERBATIM_LABEL = "Recent days, in full:"
-VOTE_PENDING = "Vote: pending (after the last speech)"
 
 
 def speech_line(line: SpeechLine) -> str:
@@ -77,8 +76,7 @@ def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 
     if trimmed:
         lines.append(trimmed_note(tr.speeches[:trimmed], seats))
     lines.extend(speech_line(s) for s in tr.speeches[trimmed:])
-    if tr.vote_outcome == PENDING:
-        lines.append(VOTE_PENDING)
+    if tr.vote_outcome == PENDING:  # the state names the step: the day's lines only grow
         return lines
     if tr.votes:
         lines.append(anchors.format_ballots("Votes", [(b.voter, b.target) for b in tr.votes]))
