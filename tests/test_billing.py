@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ConfigDict, Field
 
-from mafia.actions import SpeakAction, Suspicion, VoteAction
+from mafia.actions import Answer, Suspicion
 from mafia.billing import (
     CACHE_MIN,
     GameCache,
@@ -153,7 +153,7 @@ class _Captured:
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.body = request.content.decode()
-        message = {"role": "assistant", "content": json.dumps({"vote": "skip"})}
+        message = {"role": "assistant", "content": json.dumps({"choice": "skip"})}
         return httpx.Response(
             200,
             json={
@@ -182,27 +182,27 @@ def _sent_body(schema: Any) -> str:
 
 
 def test_the_schema_counted_is_the_response_format_chatopenai_sends() -> None:
-    body = _sent_body(SpeakAction)
-    assert json.loads(body)["response_format"] == response_format(SpeakAction)
-    assert '"response_format":' + schema_text(SpeakAction) in body
+    body = _sent_body(Answer)
+    assert json.loads(body)["response_format"] == response_format(Answer)
+    assert '"response_format":' + schema_text(Answer) in body
 
 
 def test_a_per_call_json_schema_copy_is_counted_as_sent() -> None:
-    schema = VoteAction.model_json_schema()
-    schema["properties"]["vote"]["enum"] = ["Player 2", "skip"]
+    schema = Answer.model_json_schema()
+    schema["properties"]["choice"]["enum"] = ["Player 2", "skip"]
     body = _sent_body(schema)
     assert '"response_format":' + schema_text(schema) in body
-    assert schema_text(schema) != schema_text(VoteAction)
+    assert schema_text(schema) != schema_text(Answer)
 
 
 def test_call_tokens_count_the_messages_the_schema_and_the_answer() -> None:
     messages = [SystemMessage("[YOUR IDENTITY]\nYou are Ann."), HumanMessage("Vote now.\n  indented line")]
-    fields = call_tokens(messages, VoteAction, raw='{"vote": "skip"}')
-    text = schema_text(VoteAction)
+    fields = call_tokens(messages, Answer, raw='{"choice": "skip"}')
+    text = schema_text(Answer)
     assert call_text(text, messages).startswith(text + "\nsystem\n[YOUR IDENTITY]")
     assert fields["schema_tokens"] == encode_count(text + "\n")
     assert fields["prompt_tokens"] + fields["schema_tokens"] == encode_count(call_text(text, messages))
-    assert fields["output_tokens"] == encode_count('{"vote": "skip"}')
+    assert fields["output_tokens"] == encode_count('{"choice": "skip"}')
     assert fields["prefix_keys"] == []  # well under 1,024 tokens
 
 
@@ -214,11 +214,11 @@ def test_encode_is_exact_on_text_cut_into_lines() -> None:
 
 def test_a_reask_is_a_call_with_its_own_messages() -> None:
     prompt = [SystemMessage("rules " * 700), HumanMessage("task " * 500)]
-    first = call_tokens(prompt, VoteAction, raw='{"vote": "Nobody"}')
+    first = call_tokens(prompt, Answer, raw='{"choice": "Nobody"}')
     retry = call_tokens(
-        [*prompt, AIMessage('{"vote": "Nobody"}'), HumanMessage("vote='Nobody' is not allowed")],
-        VoteAction,
-        raw='{"vote": "skip"}',
+        [*prompt, AIMessage('{"choice": "Nobody"}'), HumanMessage("vote='Nobody' is not allowed")],
+        Answer,
+        raw='{"choice": "skip"}',
     )
     assert retry["prompt_tokens"] > first["prompt_tokens"]
     cache = GameCache()
