@@ -30,7 +30,8 @@ from mafia.billing import (
 )
 from mafia.context.tokens import encode_count
 from mafia.prompts import anchors
-from peer_model import PeerModel
+from mafia.runner import run_game
+from peer_model import CHOICE_FIELDS, PeerModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import tokens as bench
@@ -136,7 +137,8 @@ def test_a_record_is_billed_per_call_and_in_total() -> None:
 def test_a_resumed_log_counts_the_calls_already_written(tmp_path: Path) -> None:
     log = tmp_path / "prompts.jsonl"
     written = GameCache().bill(_record(BASE))
-    log.write_text(json.dumps(written) + "\n" + '{"torn": ', encoding="utf-8")
+    odd = ["[]", '{"attempts": 3}', '{"attempts": [1, {"prefix_keys": 7}]}']
+    log.write_text("\n".join([*odd, json.dumps(written), '{"torn": ']), encoding="utf-8")
     cache = GameCache()
     cache.replay(log)
     assert cache.bill(_record(BASE[:1300]))["cached_tokens"] == 1280
@@ -314,3 +316,52 @@ def test_growth_is_the_least_squares_slope_over_rounds_3_to_10() -> None:
     ]
     assert bench.growth([game]) == pytest.approx(40.0)
     assert bench.round_medians([game])[4] == 1160
+
+
+class _RejectedOnce(PeerModel):
+    """The peer model, but every first answer names a player who does not exist."""
+
+    def answer(self, schema: Any, prompt: str) -> dict[str, Any]:
+        out = super().answer(schema, prompt)
+        if "previous answer was rejected" not in prompt:
+            out.update({name: "Nobody" for name in out if name in CHOICE_FIELDS})
+        return out
+
+
+def test_every_reask_is_billed_as_a_call_of_its_own() -> None:
+    records: list[dict[str, Any]] = []
+    run_game({"seed": 0, "players": 5}, model=_RejectedOnce(seed=0), on_prompt=records.append)
+    votes = [r for r in records if r["action"] == "vote"]
+    assert votes and all(len(r["attempts"]) == 2 and not r["fallback"] for r in votes)
+    for record in votes:
+        first, retry = record["attempts"]
+        assert retry["prompt_tokens"] > first["prompt_tokens"] > 1024
+        # The re-ask repeats the whole first call before its own message: all of it is cached
+        # in whole steps.
+        whole = first["prompt_tokens"] + first["schema_tokens"]
+        assert retry["cached_tokens"] == whole - (whole - CACHE_MIN) % 128
+        for name in ("prompt_tokens", "schema_tokens", "output_tokens", "cached_tokens", "billed_tokens"):
+            assert record[name] == first[name] + retry[name]
+
+
+@pytest.mark.slow
+def test_the_bench_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    bench.main(["--seeds", "1", "--long-seeds", "1"])
+    lines = dict(line.split("=", 1) for line in capsys.readouterr().out.splitlines())
+    for name in (
+        "tokens_per_game",
+        "billed_tokens_per_game",
+        "round1_median_tokens",
+        "output_tokens_per_game",
+        "calls_per_game",
+        "cached_share",
+        "long_growth_per_round_8",
+        "long_growth_per_round_16",
+        "window_vs_full_16",
+        "billed_window_vs_full_16",
+        "breakdown_total",
+    ):
+        assert float(lines[name]) > 0, name
+    for name in ("long_growth_per_round", "window_vs_full", "billed_window_vs_full"):
+        worse = max(float(lines[f"{name}_8"]), float(lines[f"{name}_16"]))
+        assert float(lines[name]) == worse, name

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -92,12 +94,18 @@ def encode(text: str) -> list[int]:
 def prefix_keys(ids: Sequence[int]) -> list[str]:
     """One key per cacheable prefix of ``ids`` (its first 1,024 tokens, 1,152, ...): a hash chained
     from the previous key, so equal keys mean equal prefixes."""
+    data = array("I", ids)
+    if sys.byteorder == "big":  # the same keys on every machine
+        data.byteswap()
+    raw = memoryview(data.tobytes())
+    size = data.itemsize
     keys: list[str] = []
     previous = b""
     start = 0
     for end in range(CACHE_MIN, len(ids) + 1, CACHE_STEP):
-        block = ",".join(map(str, ids[start:end])).encode()
-        previous = hashlib.blake2b(previous + b"|" + block, digest_size=8).digest()
+        digest = hashlib.blake2b(previous, digest_size=8)
+        digest.update(raw[start * size : end * size])
+        previous = digest.digest()
         keys.append(previous.hex())
         start = end
     return keys
@@ -140,16 +148,10 @@ class GameCache:
 
     def replay(self, path: Path) -> None:
         """Count the calls a prompts log already holds (a resumed game's) as earlier calls."""
-        if not path.is_file():
-            return
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:  # a last line torn by a crash
-                    continue
-                for attempt in record.get("attempts", []) if isinstance(record, dict) else []:
-                    self.seen.update(attempt.get("prefix_keys", []))
+        if path.is_file():
+            with path.open(encoding="utf-8") as handle:
+                for line in handle:
+                    self.seen.update(_logged_keys(line))
 
     def serve(self, keys: Sequence[str]) -> int:
         """Cached tokens of a call with these prefix keys: the longest of its cacheable prefixes
@@ -179,3 +181,19 @@ class GameCache:
         record["cached_tokens"] = cached_sum
         record["billed_tokens"] = billed_sum
         return record
+
+
+def _logged_keys(line: str) -> list[str]:
+    """The prefix keys of one prompts-log line; none from a line that is no prompt record (a last
+    line torn by a crash, say)."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return []
+    attempts = record.get("attempts") if isinstance(record, dict) else None
+    keys: list[str] = []
+    for attempt in attempts if isinstance(attempts, list) else []:
+        found = attempt.get("prefix_keys") if isinstance(attempt, dict) else None
+        if isinstance(found, list):
+            keys += [key for key in found if isinstance(key, str)]
+    return keys
