@@ -7,12 +7,13 @@ response-format schema as sent (``mafia.billing``); billed tokens follow its pre
 
 Long games: every ballot "skip" and every kill skipped, so nobody leaves, to the round cap of 10, at
 8 and 16 seats. The growth of a prompt is the least-squares slope of the median call's tokens per
-round over rounds 3-10. The same 8-seat long games are played again with the full transcript
-(``ContextPolicy(full_transcript=True)``) for the paired ratios.
+round over rounds 3-10. The same long games are played again with the full transcript
+(``ContextPolicy(full_transcript=True)``) for the paired ratios of tokens sent and billed.
 
 Prints ``name=value`` lines, the goals last: tokens_per_game (<= 120000), billed_tokens_per_game
-(<= 60000), round1_median_tokens (<= 2000), long_growth_per_round (<= 40), window_vs_full (<= 0.5),
-billed_window_vs_full (<= 0.7). ``--seeds N`` and ``--long-seeds N`` run a smaller sample.
+(<= 60000), round1_median_tokens (<= 2000), and over both long-game sizes the worse of
+long_growth_per_round (<= 40), window_vs_full (<= 0.5) and billed_window_vs_full (<= 0.7).
+``--seeds N`` and ``--long-seeds N`` run a smaller sample.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ PEER_SEEDS = 40
 LONG_SEEDS = 3
 PEER_ROLES = {"mafia": 2, "detective": 1, "doctor": 1}
 LONG_ROUNDS = 10
+LONG_SIZES = (8, 16)
 GROWTH_FROM = 3
 BREAKDOWN_ROUND = 4
 
@@ -75,6 +77,7 @@ def totals(games: Sequence[list[JSON]]) -> JSON:
             sum(float(c["billed_tokens"]) for _, c in g) for g in every
         ),
         "output_tokens_per_game": statistics.mean(sum(int(c["output_tokens"]) for _, c in g) for g in every),
+        "uncached_tokens_per_game": statistics.mean(i - c for i, c in zip(inputs, cached, strict=True)),
         "cached_share": sum(cached) / sum(inputs),
         "round1_median_tokens": statistics.median(round1) if round1 else 0.0,
     }
@@ -125,23 +128,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--seeds and --long-seeds must be 1 or more")
 
     peer = [play(seed, 8) for seed in range(args.seeds)]
-    long8 = [play(seed, 8, passive=True) for seed in range(args.long_seeds)]
-    long16 = [play(seed, 16, passive=True) for seed in range(args.long_seeds)]
-    full8 = [
-        play(seed, 8, passive=True, policy=ContextPolicy(full_transcript=True))
-        for seed in range(args.long_seeds)
-    ]
+    seeds = range(args.long_seeds)
+    long = {n: [play(seed, n, passive=True) for seed in seeds] for n in LONG_SIZES}
+    full_policy = ContextPolicy(full_transcript=True)
+    full = {n: [play(seed, n, passive=True, policy=full_policy) for seed in seeds] for n in LONG_SIZES}
 
-    figures = totals(peer)
-    window, full = totals(long8), totals(full8)
-    for n, median in round_medians(long8).items():
-        print(f"long8_round{n}_median_tokens={median:.0f}")
-    for n, median in round_medians(long16).items():
-        print(f"long16_round{n}_median_tokens={median:.0f}")
-
+    for n in LONG_SIZES:
+        for number, median in round_medians(long[n]).items():
+            print(f"long{n}_round{number}_median_tokens={median:.0f}")
     source, record = "peer", breakdown(peer, BREAKDOWN_ROUND)
     if record is None:
-        source, record = "long8", breakdown(long8, BREAKDOWN_ROUND)
+        source, record = "long8", breakdown(long[8], BREAKDOWN_ROUND)
     if record is not None:
         first = record["attempts"][0]
         print(f"breakdown_round{BREAKDOWN_ROUND}_source={source}")
@@ -151,25 +148,32 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"breakdown_schema={first['schema_tokens']}")
         print(f"breakdown_total={sent(first)}")
 
+    figures = totals(peer)
     print(f"games={figures['games']}")
     print(f"long_games_per_size={args.long_seeds}")
     print(f"calls_per_game={figures['calls_per_game']:.1f}")
     print(f"output_tokens_per_game={figures['output_tokens_per_game']:.0f}")
     print(f"cached_share={figures['cached_share']:.3f}")
-    print(f"long_cached_share_window={window['cached_share']:.3f}")
-    print(f"long_cached_share_full={full['cached_share']:.3f}")
-    growth8, growth16 = growth(long8), growth(long16)
-    print(f"long_growth_per_round_8={growth8:.1f}")
-    print(f"long_growth_per_round_16={growth16:.1f}")
-    # The goals.
+    growths, sent_ratios, billed_ratios = [], [], []
+    for n in LONG_SIZES:
+        window, whole = totals(long[n]), totals(full[n])
+        growths.append(growth(long[n]))
+        sent_ratios.append(ratio(window["tokens_per_game"], whole["tokens_per_game"]))
+        billed_ratios.append(ratio(window["billed_tokens_per_game"], whole["billed_tokens_per_game"]))
+        uncached = ratio(window["uncached_tokens_per_game"], whole["uncached_tokens_per_game"])
+        print(f"long_cached_share_window_{n}={window['cached_share']:.3f}")
+        print(f"long_cached_share_full_{n}={whole['cached_share']:.3f}")
+        print(f"uncached_window_vs_full_{n}={uncached:.3f}")
+        print(f"window_vs_full_{n}={sent_ratios[-1]:.3f}")
+        print(f"billed_window_vs_full_{n}={billed_ratios[-1]:.3f}")
+        print(f"long_growth_per_round_{n}={growths[-1]:.1f}")
+    # The goals (long-game figures: the worse of the two sizes).
     print(f"tokens_per_game={figures['tokens_per_game']:.0f}")
     print(f"billed_tokens_per_game={figures['billed_tokens_per_game']:.0f}")
     print(f"round1_median_tokens={figures['round1_median_tokens']:.0f}")
-    print(f"long_growth_per_round={max(growth8, growth16):.1f}")
-    print(f"window_vs_full={ratio(window['tokens_per_game'], full['tokens_per_game']):.3f}")
-    print(
-        f"billed_window_vs_full={ratio(window['billed_tokens_per_game'], full['billed_tokens_per_game']):.3f}"
-    )
+    print(f"long_growth_per_round={max(growths):.1f}")
+    print(f"window_vs_full={max(sent_ratios):.3f}")
+    print(f"billed_window_vs_full={max(billed_ratios):.3f}")
 
 
 if __name__ == "__main__":

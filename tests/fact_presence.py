@@ -83,15 +83,18 @@ def _day_blocks(lines: Sequence[str]) -> dict[int, list[str]]:
     return blocks
 
 
-def _ballots_in(block: Sequence[str]) -> set[tuple[str, str]]:
-    """(voter, target) pairs a day's block states, in the verbatim or the compressed form."""
+def _ballots_in(block: Sequence[str], revote: bool) -> set[tuple[str, str]]:
+    """(voter, target) pairs a day's block states for its vote or its revote, in the verbatim form
+    ("Votes:" and "Revote votes:" lines) or the compressed one ("A, B voted C", "; revote: ...")."""
     pairs: set[tuple[str, str]] = set()
     for line in block:
         m = anchors.BALLOTS_LINE.match(line)
         if m:
-            pairs |= set(anchors.parse_ballots(m["ballots"]))
+            if (m["label"] == "Revote votes") == revote:
+                pairs |= set(anchors.parse_ballots(m["ballots"]))
             continue
-        for g in _VOTED_GROUP.finditer(line):
+        first, _, again = line.partition("; revote: ")
+        for g in _VOTED_GROUP.finditer(again if revote else first):
             pairs |= {(v, g["target"].strip()) for v in anchors.split_names(g["voters"])}
     return pairs
 
@@ -201,7 +204,7 @@ def missing_facts(events: Sequence[ev.EventBase], me: str, prompt: str) -> list[
         kind = "revote" if vote.revote else "vote"
         if not any(_outcome(vote) in line for line in block):
             lack(f"day {vote.round} {kind} result '{_outcome(vote)}'")
-        stated = _ballots_in(block)
+        stated = _ballots_in(block, vote.revote)
         for b in vote.ballots:
             if b.target != SKIP and (b.voter, b.target) not in stated:
                 lack(f"day {vote.round} {kind} ballot {b.voter} -> {b.target}")

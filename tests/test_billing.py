@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ConfigDict, Field
 
-from mafia.actions import SpeakAction, Suspicion, VoteAction
+from mafia.actions import Answer, Suspicion
 from mafia.billing import (
     CACHE_MIN,
     GameCache,
@@ -137,7 +137,8 @@ def test_a_record_is_billed_per_call_and_in_total() -> None:
 def test_a_resumed_log_counts_the_calls_already_written(tmp_path: Path) -> None:
     log = tmp_path / "prompts.jsonl"
     written = GameCache().bill(_record(BASE))
-    log.write_text(json.dumps(written) + "\n" + '{"torn": ', encoding="utf-8")
+    odd = ["[]", '{"attempts": 3}', '{"attempts": [1, {"prefix_keys": 7}]}']
+    log.write_text("\n".join([*odd, json.dumps(written), '{"torn": ']), encoding="utf-8")
     cache = GameCache()
     cache.replay(log)
     assert cache.bill(_record(BASE[:1300]))["cached_tokens"] == 1280
@@ -154,7 +155,7 @@ class _Captured:
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.body = request.content.decode()
-        message = {"role": "assistant", "content": json.dumps({"vote": "skip"})}
+        message = {"role": "assistant", "content": json.dumps({"choice": "skip"})}
         return httpx.Response(
             200,
             json={
@@ -183,27 +184,27 @@ def _sent_body(schema: Any) -> str:
 
 
 def test_the_schema_counted_is_the_response_format_chatopenai_sends() -> None:
-    body = _sent_body(SpeakAction)
-    assert json.loads(body)["response_format"] == response_format(SpeakAction)
-    assert '"response_format":' + schema_text(SpeakAction) in body
+    body = _sent_body(Answer)
+    assert json.loads(body)["response_format"] == response_format(Answer)
+    assert '"response_format":' + schema_text(Answer) in body
 
 
 def test_a_per_call_json_schema_copy_is_counted_as_sent() -> None:
-    schema = VoteAction.model_json_schema()
-    schema["properties"]["vote"]["enum"] = ["Player 2", "skip"]
+    schema = Answer.model_json_schema()
+    schema["properties"]["choice"]["enum"] = ["Player 2", "skip"]
     body = _sent_body(schema)
     assert '"response_format":' + schema_text(schema) in body
-    assert schema_text(schema) != schema_text(VoteAction)
+    assert schema_text(schema) != schema_text(Answer)
 
 
 def test_call_tokens_count_the_messages_the_schema_and_the_answer() -> None:
     messages = [SystemMessage("[YOUR IDENTITY]\nYou are Ann."), HumanMessage("Vote now.\n  indented line")]
-    fields = call_tokens(messages, VoteAction, raw='{"vote": "skip"}')
-    text = schema_text(VoteAction)
+    fields = call_tokens(messages, Answer, raw='{"choice": "skip"}')
+    text = schema_text(Answer)
     assert call_text(text, messages).startswith(text + "\nsystem\n[YOUR IDENTITY]")
     assert fields["schema_tokens"] == encode_count(text + "\n")
     assert fields["prompt_tokens"] + fields["schema_tokens"] == encode_count(call_text(text, messages))
-    assert fields["output_tokens"] == encode_count('{"vote": "skip"}')
+    assert fields["output_tokens"] == encode_count('{"choice": "skip"}')
     assert fields["prefix_keys"] == []  # well under 1,024 tokens
 
 
@@ -215,11 +216,11 @@ def test_encode_is_exact_on_text_cut_into_lines() -> None:
 
 def test_a_reask_is_a_call_with_its_own_messages() -> None:
     prompt = [SystemMessage("rules " * 700), HumanMessage("task " * 500)]
-    first = call_tokens(prompt, VoteAction, raw='{"vote": "Nobody"}')
+    first = call_tokens(prompt, Answer, raw='{"choice": "Nobody"}')
     retry = call_tokens(
-        [*prompt, AIMessage('{"vote": "Nobody"}'), HumanMessage("vote='Nobody' is not allowed")],
-        VoteAction,
-        raw='{"vote": "skip"}',
+        [*prompt, AIMessage('{"choice": "Nobody"}'), HumanMessage("vote='Nobody' is not allowed")],
+        Answer,
+        raw='{"choice": "skip"}',
     )
     assert retry["prompt_tokens"] > first["prompt_tokens"]
     cache = GameCache()
@@ -356,10 +357,11 @@ def test_the_bench_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> No
         "cached_share",
         "long_growth_per_round_8",
         "long_growth_per_round_16",
-        "window_vs_full",
-        "billed_window_vs_full",
+        "window_vs_full_16",
+        "billed_window_vs_full_16",
         "breakdown_total",
     ):
         assert float(lines[name]) > 0, name
-    growth = max(float(lines["long_growth_per_round_8"]), float(lines["long_growth_per_round_16"]))
-    assert float(lines["long_growth_per_round"]) == growth
+    for name in ("long_growth_per_round", "window_vs_full", "billed_window_vs_full"):
+        worse = max(float(lines[f"{name}_8"]), float(lines[f"{name}_16"]))
+        assert float(lines[name]) == worse, name

@@ -134,7 +134,7 @@ def test_the_games_reach_the_ages_and_facts_the_audit_is_about() -> None:
 
 def _late(built: list[Built], role: str) -> Built:
     """The last prompt of a player of ``role`` (with the most history behind it)."""
-    return next(b for b in reversed(built) if f"Your role is {role}." in b.prompt.system)
+    return next(b for b in reversed(built) if f"Your role is {role}." in b.prompt.user + b.prompt.system)
 
 
 def _without(text: str, pattern: str) -> str:

@@ -148,16 +148,10 @@ class GameCache:
 
     def replay(self, path: Path) -> None:
         """Count the calls a prompts log already holds (a resumed game's) as earlier calls."""
-        if not path.is_file():
-            return
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:  # a last line torn by a crash
-                    continue
-                for attempt in record.get("attempts", []) if isinstance(record, dict) else []:
-                    self.seen.update(attempt.get("prefix_keys", []))
+        if path.is_file():
+            with path.open(encoding="utf-8") as handle:
+                for line in handle:
+                    self.seen.update(_logged_keys(line))
 
     def serve(self, keys: Sequence[str]) -> int:
         """Cached tokens of a call with these prefix keys: the longest of its cacheable prefixes
@@ -187,3 +181,19 @@ class GameCache:
         record["cached_tokens"] = cached_sum
         record["billed_tokens"] = billed_sum
         return record
+
+
+def _logged_keys(line: str) -> list[str]:
+    """The prefix keys of one prompts-log line; none from a line that is no prompt record (a last
+    line torn by a crash, say)."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return []
+    attempts = record.get("attempts") if isinstance(record, dict) else None
+    keys: list[str] = []
+    for attempt in attempts if isinstance(attempts, list) else []:
+        found = attempt.get("prefix_keys") if isinstance(attempt, dict) else None
+        if isinstance(found, list):
+            keys += [key for key in found if isinstance(key, str)]
+    return keys

@@ -1,13 +1,13 @@
 """The prompt's sections, each rendered from the situation (the player's view) with its template.
 
-Stable sections (identity with persona and playbook, rules, field guide) depend only on facts fixed
-for the whole game, and are cached, so they are byte-identical on every call of a player.
+Stable sections (rules; identity with persona and playbook) depend only on facts fixed for the whole
+game, and are cached, so they are byte-identical on every call of a player.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from mafia.actions import ActionKind
 from mafia.context.memory import memory_text
@@ -19,16 +19,6 @@ from mafia.prompts import anchors
 from mafia.prompts.templates import render, template
 from mafia.rules import Role
 from mafia.schemas import KillRecord, PlayerMemory
-
-_TEAM = {
-    Role.MAFIA: "You play for the Mafia. Your partners and whether they are alive are listed "
-    "under Mafia info on every turn; at night you choose a kill together.",
-    Role.DETECTIVE: "You play for the Town. Each night you investigate one player; your results "
-    "are listed under investigation results on every turn.",
-    Role.DOCTOR: "You play for the Town. Each night you protect one player; you are never told "
-    "whether a protection saved anyone.",
-    Role.TOWN: "You play for the Town. You have no night action: your words and your vote are your weapons.",
-}
 
 _STEP = {
     ActionKind.SPEAK: "discussion",
@@ -67,16 +57,14 @@ def composition(started: GameStarted | None) -> str:
 
 
 @lru_cache(maxsize=512)
-def identity_text(me: str, role: Role, persona: str, seat: int, table_size: int) -> str:
-    """Who the player is: identity line, seat, persona, team and role playbook (stable)."""
+def identity_text(me: str, role: Role, persona: str) -> str:
+    """Who the player is: identity line, persona and role playbook (stable; the seat is the
+    player's place in the rules' seat list)."""
     return render(
         "sections/identity",
         header=anchors.IDENTITY,
         identity_line=anchors.format_identity(me, role.value),
-        seat=str(seat),
-        table_size=str(table_size),
         persona_line=anchors.format_persona(quote_text(persona) or "none given; speak plainly."),
-        team=_TEAM[role],
         playbook=template(f"playbooks/{role.value.lower()}").template,
     )
 
@@ -93,18 +81,10 @@ def rules_text(seats: tuple[str, ...], composition_text: str, round_cap: int) ->
     )
 
 
-@cache
-def field_guide_text() -> str:
-    """How to fill the reasoning fields of every answer (stable)."""
-    return render("sections/field_guide", header=anchors.FIELD_GUIDE)
-
-
 def identity(s: Situation) -> str:
     record = s.record
-    seats = record.seats
-    seat = seats.index(s.me) + 1 if s.me in seats else 0
     persona = record.assignment.persona if record.assignment is not None else ""
-    return identity_text(s.me, s.role, persona, seat, len(seats))
+    return identity_text(s.me, s.role, persona)
 
 
 def rules(s: Situation) -> str:
@@ -116,20 +96,9 @@ def rules(s: Situation) -> str:
 # ---- dynamic sections ----------------------------------------------------------------------
 
 
-def _step(s: Situation) -> str:
-    step = _STEP[s.action]
-    if s.action is ActionKind.SPEAK and s.me in s.speaking_order:
-        place = s.speaking_order.index(s.me) + 1
-        spoken = len(s.speeches)
-        step += (
-            f"; you speak {ordinal(place)} of {len(s.speaking_order)} "
-            f"({spoken} {'has' if spoken == 1 else 'have'} spoken)"
-        )
-    return step
-
-
 def state(s: Situation) -> str:
-    """Fresh ground truth: the round, the step, exact living and dead lists, today's nominees."""
+    """Fresh ground truth: the round, the step, exact living and dead lists, today's nominees. The
+    same for every player at the same step (the task says where the player speaks)."""
     day_lines: list[str] = []
     if not s.is_night and s.speaking_order:
         day_lines.append("Speaking order today: " + ", ".join(s.speaking_order))
@@ -138,7 +107,7 @@ def state(s: Situation) -> str:
         "sections/state",
         header=anchors.STATE,
         round_line=anchors.format_round(s.phase, s.number),
-        step=_step(s),
+        step=_STEP[s.action],
         living_line=anchors.format_living(s.living),
         dead_line=anchors.format_dead([(d.player, d.how) for d in s.record.deaths]),
         day_lines="\n".join(day_lines),

@@ -18,7 +18,7 @@ from mafia.prompts import anchors as a
 
 # Sections written by the stable (system) part: rules text may show example lines, so the
 # dynamic lines (speeches, votes, results...) are never read from them.
-_STATIC_SECTIONS = frozenset({a.IDENTITY, a.RULES, a.FIELD_GUIDE})
+_STATIC_SECTIONS = frozenset({a.IDENTITY, a.RULES})
 
 
 class SaidLine(NamedTuple):

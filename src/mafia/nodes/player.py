@@ -209,6 +209,7 @@ def finish_turn(state: PlayerTurnState, choice: str | None, error: str | None, a
         "user": prompt.user,
         "tokens": dict(prompt.token_counts()),
         "total_tokens": prompt.total_tokens,
+        "trimmed": list(prompt.trimmed),
         **turn_tokens(attempts),
         "attempts": attempts,
         "choice": choice,

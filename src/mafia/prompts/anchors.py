@@ -128,8 +128,6 @@ def format_claim(player: str, role: str, day: int | None = None) -> str:
 
 # ---- additional anchors (the context builder's other fixed lines) ------------------------------
 
-FIELD_GUIDE = "[ANSWER FIELD GUIDE]"
-
 ROUND_LINE = re.compile(r"^Round: (?P<phase>Day|Night) (?P<number>\d+)$", re.M)
 DEAD_LINE = re.compile(r"^Dead: (?P<entries>.*)$", re.M)
 NOMINEES_LINE = re.compile(r"^Nominees: (?P<names>.*)$", re.M)
