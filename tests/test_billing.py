@@ -145,7 +145,7 @@ class _Captured:
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.body = request.content.decode()
-        message = {"role": "assistant", "content": json.dumps({"vote": "skip"})}
+        message = {"role": "assistant", "content": json.dumps({"choice": "skip"})}
         return httpx.Response(
             200,
             json={
@@ -189,12 +189,12 @@ def test_a_per_call_json_schema_copy_is_counted_as_sent() -> None:
 
 def test_call_tokens_count_the_messages_the_schema_and_the_answer() -> None:
     messages = [SystemMessage("[YOUR IDENTITY]\nYou are Ann."), HumanMessage("Vote now.\n  indented line")]
-    fields = call_tokens(messages, Answer, raw='{"vote": "skip"}')
+    fields = call_tokens(messages, Answer, raw='{"choice": "skip"}')
     text = schema_text(Answer)
     assert call_text(text, messages).startswith(text + "\nsystem\n[YOUR IDENTITY]")
     assert fields["schema_tokens"] == encode_count(text + "\n")
     assert fields["prompt_tokens"] + fields["schema_tokens"] == encode_count(call_text(text, messages))
-    assert fields["output_tokens"] == encode_count('{"vote": "skip"}')
+    assert fields["output_tokens"] == encode_count('{"choice": "skip"}')
     assert fields["prefix_keys"] == []  # well under 1,024 tokens
 
 
@@ -206,11 +206,11 @@ def test_encode_is_exact_on_text_cut_into_lines() -> None:
 
 def test_a_reask_is_a_call_with_its_own_messages() -> None:
     prompt = [SystemMessage("rules " * 700), HumanMessage("task " * 500)]
-    first = call_tokens(prompt, Answer, raw='{"vote": "Nobody"}')
+    first = call_tokens(prompt, Answer, raw='{"choice": "Nobody"}')
     retry = call_tokens(
-        [*prompt, AIMessage('{"vote": "Nobody"}'), HumanMessage("vote='Nobody' is not allowed")],
+        [*prompt, AIMessage('{"choice": "Nobody"}'), HumanMessage("vote='Nobody' is not allowed")],
         Answer,
-        raw='{"vote": "skip"}',
+        raw='{"choice": "skip"}',
     )
     assert retry["prompt_tokens"] > first["prompt_tokens"]
     cache = GameCache()

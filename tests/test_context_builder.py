@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -20,7 +20,7 @@ from logbuilder import (
 from mafia.actions import ActionKind
 from mafia.context import ContextPolicy, RenderedPrompt, build_context, build_memory
 from mafia.context.builder import SEPARATOR
-from mafia.context.sections import memory_dict
+from mafia.context.memory import memory_text
 from mafia.context.tokens import count_tokens, encode_count, safe_chunks
 from mafia.events import NightResolution
 from mafia.prompts import anchors
@@ -55,15 +55,16 @@ class TestContextBuilder:
     def test_all_sections_in_order(self, key: tuple[ActionKind, Role]) -> None:
         action, role = key
         prompt = render(key)
-        expected = ["identity", "rules", "field_guide", "transcript", "state"]
+        # The table's rules, the public transcript, the player's identity, then what changes.
+        expected = ["rules", "transcript", "identity", "state"]
         if role in ROLE_SECTIONS:
             expected.append(ROLE_SECTIONS[role])
-        expected.append("recent_events")
         if action in (ActionKind.DEFENSE, ActionKind.REVOTE):
             expected.append("defense")
         expected += ["memory", "task"]
         assert names(prompt) == expected
-        assert [s.stable for s in prompt.sections] == [n in expected[:3] for n in expected]
+        assert [s.stable for s in prompt.sections] == [n in ("rules", "identity") for n in expected]
+        assert prompt.system == section(prompt, "rules")
         assert prompt.user.endswith(section(prompt, "task"))
         headers = [line for line in prompt.user.split("\n") if anchors.SECTION_HEADER.match(line)]
         assert headers[-1] == anchors.format_task_header(action.value)
@@ -75,7 +76,7 @@ class TestContextBuilder:
         assert anchors.format_identity("Player 4", "Doctor") in identity
         persona = next(e for e in events if getattr(e, "player", None) == "Player 4").persona  # type: ignore[attr-defined]
         assert anchors.format_persona(persona) in identity
-        assert "Role playbook:" in identity and "protect" in identity.lower()
+        assert "You play for the Town" in identity and "protect" in identity.lower()
 
     def test_mafia_partner_and_kill_history(self) -> None:
         prompt = render((ActionKind.VOTE, Role.MAFIA))
@@ -94,7 +95,7 @@ class TestContextBuilder:
         prompt = render((ActionKind.INVESTIGATE, Role.DETECTIVE))
         results = anchors.RESULT_LINE.findall(section(prompt, "investigations"))
         assert results == [("1", "Player 5", "Mafia")]
-        assert "Already investigated: Player 5 (Night 1: Mafia)" in section(prompt, "task")
+        assert "Investigated so far: Player 5 (Night 1: Mafia)" in section(prompt, "task")
         assert targets(prompt) == ["Player 1", "Player 2", "Player 4", "Player 5"]
 
     def test_detective_with_no_results_yet(self) -> None:
@@ -141,7 +142,7 @@ class TestContextBuilder:
     def test_nomination_rule_only_in_speak(self) -> None:
         for key in CASES:
             task = section(render(key), "task")
-            assert ("Nomination rule" in task) == (key[0] is ActionKind.SPEAK)
+            assert ("You may nominate" in task) == (key[0] is ActionKind.SPEAK)
 
     def test_round2_sees_round1_proposals(self) -> None:
         info = section(render((ActionKind.MAFIA_ROUND2, Role.MAFIA)), "mafia_info")
@@ -172,9 +173,9 @@ class TestContextBuilder:
 
     def test_investigation_and_last_words_prompts(self) -> None:
         task = section(render((ActionKind.INVESTIGATE, Role.DETECTIVE)), "task")
-        assert "Mafia or Not Mafia" in task
+        assert "investigate one living player other than yourself" in task
         words = render((ActionKind.LAST_WORDS, Role.DETECTIVE))
-        assert "You have been voted out on Day 2" in section(words, "task")
+        assert "You were voted out on Day 2" in section(words, "task")
         assert anchors.GAME_OVER_HINT not in words.user
 
     def test_game_over_hint_only_when_the_engine_says_so(self) -> None:
@@ -185,11 +186,11 @@ class TestContextBuilder:
 
     def test_protect_lists_history_without_outcome(self) -> None:
         task = section(render((ActionKind.PROTECT, Role.DOCTOR)), "task")
-        assert "Your previous protections: Night 1: Player 3" in task
-        assert "saved" not in task.split("Your previous protections:")[1]
+        assert "Your protections so far: Night 1: Player 3" in task
+        assert "saved" not in task.split("Your protections so far:")[1]
 
     def test_recent_events_since_last_turn(self) -> None:
-        prompt = render((ActionKind.SPEAK, Role.MAFIA))
+        prompt = render((ActionKind.SPEAK, Role.MAFIA), ContextPolicy(recent_events=True))
         recent = section(prompt, "recent_events").split("\n")
         assert recent[1] == "Since your last turn:"
         assert "- Night 1: Player 7 was killed." in recent
@@ -204,7 +205,10 @@ class TestContextBuilder:
         assert resolution.intended_kill == "Player 3" and resolution.protected == "Player 3"
         log.start_day()
         for player in ("Player 1", "Player 4", "Player 2"):  # Mafia, Doctor, Town
-            recent = section(build_context(log.events, player, ActionKind.SPEAK), "recent_events")
+            with_recent = ContextPolicy(recent_events=True)
+            recent = section(
+                build_context(log.events, player, ActionKind.SPEAK, with_recent), "recent_events"
+            )
             night = [line for line in recent.split("\n") if line.startswith("- Night 2")]
             assert night == ["- Night 2: no one was killed."]
             assert "protect" not in recent and "intend" not in recent
@@ -240,23 +244,23 @@ class TestContextBuilder:
         log.speak("Player 3", 'Watch this: "quoted" words.', "Player 5")
         transcript = section(build_context(log.events, "Player 4", ActionKind.SPEAK), "transcript")
         lines = transcript.split("\n")
-        assert "Day 1 summary: no night kill before it; vote result: Player 6 eliminated." in lines
-        assert any(line.startswith("Vote line: Player 6 (4): ") for line in lines)
-        assert "Accusations: Player 1 -> Player 6; Player 4 -> Player 2; Player 6 -> Player 1" in lines
+        assert (
+            "Day 1: Player 6 eliminated (Player 1, Player 2, Player 5, Player 7 voted Player 6; "
+            "Player 4, Player 6 voted Player 2; the rest skipped); Player 6 nominated by Player 1."
+        ) in lines
         assert anchors.format_day_header(2) in lines and anchors.format_day_header(3) in lines
         said = anchors.SPEECH_LINE.findall(transcript)
         assert ("Player 3", "Watch this: 'quoted' words.", "Player 5") in said
-        assert "Vote: pending (after the last speech)" in lines
+        assert lines[lines.index("Role claims so far:") - 2].startswith("- Player 3 said: ")  # no vote yet
         assert "- Player 3 claimed Detective (day 2)" in lines
 
-    def test_memory_json(self) -> None:
+    def test_memory_text(self) -> None:
         events, player, action, _ = CASES[(ActionKind.PROTECT, Role.DOCTOR)]
         prompt = build_context(events, player, action)
         body = section(prompt, "memory")
-        data = json.loads(body[body.index("{") :])
-        assert data == memory_dict(build_memory(player_view(events, player), player))
-        assert [p["target"] for p in data["facts"]["protection_history"]] == ["Player 3"]
-        assert len(data["recent_reasoning"]) == 2
+        assert body == anchors.MEMORY + "\n" + memory_text(build_memory(player_view(events, player), player))
+        assert anchors.format_protections([(1, "Player 3")]) in body.split("\n")
+        assert body.count("\n- ") == 2  # the last two reasonings
 
     def test_messages(self) -> None:
         prompt = render((ActionKind.VOTE, Role.TOWN))
@@ -268,19 +272,29 @@ class TestContextBuilder:
 class TestPrefixStability:
     def test_stable_sections_are_byte_identical_across_a_players_calls(self) -> None:
         log = play_random(4, players=9, rounds=5)
-        systems: dict[str, set[str]] = {}
+        identities: dict[str, set[str]] = {}
+        systems: set[str] = set()
         for cut in range(20, len(log.events), 17):
             for player in log.seats:
                 prompt = build_context(log.events[:cut], player, ActionKind.VOTE)
-                systems.setdefault(player, set()).add(prompt.system)
-        assert all(len(found) == 1 for found in systems.values())
-        assert len({s for found in systems.values() for s in found}) == len(log.seats)
+                systems.add(prompt.system)
+                identities.setdefault(player, set()).add(section(prompt, "identity"))
+        assert len(systems) == 1  # the rules: the same for every player, all game
+        assert all(len(found) == 1 for found in identities.values())
+        assert len({s for found in identities.values() for s in found}) == len(log.seats)
+
+    def test_players_at_the_same_moment_share_rules_and_transcript(self) -> None:
+        """The public record comes before anything a player owns, so a ballot's prompt opens with
+        the same text for every voter (a provider caches it once)."""
+        events, _, action, _ = CASES[(ActionKind.VOTE, Role.TOWN)]
+        prompts = [build_context(events, p, action) for p in ("Player 1", "Player 2", "Player 3")]
+        heads = {p.system + "\n" + p.user[: p.user.index(anchors.IDENTITY)] for p in prompts}
+        assert len(heads) == 1 and anchors.TRANSCRIPT in next(iter(heads))
 
     def test_system_holds_only_the_stable_sections(self) -> None:
         prompt = render((ActionKind.SPEAK, Role.TOWN))
         stable = [s.text for s in prompt.sections if s.stable]
-        assert prompt.system == SEPARATOR.join(stable)
-        assert prompt.system.startswith(anchors.IDENTITY)
+        assert prompt.system == stable[0] and prompt.system.startswith(anchors.RULES)
         assert prompt.stable_tokens == sum(s.tokens for s in prompt.sections if s.stable)
 
 
@@ -298,7 +312,7 @@ class TestPolicy:
         days = [e.round for e in log.events if type(e).__name__ == "DayStarted"]
         prompt = build_context(log.events, log.seats[0], ActionKind.VOTE, ContextPolicy(full_transcript=True))
         transcript = section(prompt, "transcript")
-        assert "summary:" not in transcript
+        assert "Earlier days" not in transcript
         assert all(anchors.format_day_header(d) in transcript.split("\n") for d in days)
 
     def test_budget_trims_oldest_hot_material_first(self) -> None:
@@ -307,17 +321,23 @@ class TestPolicy:
         speeches = [e for e in log.events if type(e).__name__ == "Speech"]
         cut = log.events.index(speeches[-1])
         speaker = speeches[-1].speaker  # type: ignore[attr-defined]
-        loose = build_context(log.events[:cut], speaker, ActionKind.SPEAK)
-        tight = build_context(log.events[:cut], speaker, ActionKind.SPEAK, ContextPolicy(token_budget=1))
-        assert tight.trimmed[0].startswith("compressed day")
-        assert "recent events" in tight.trimmed
-        assert tight.trimmed[-1].startswith("over budget")
-        assert any(t.startswith("speech of") for t in tight.trimmed)
+        loose = build_context(log.events[:cut], speaker, ActionKind.SPEAK, ContextPolicy(recent_events=True))
+        policy = ContextPolicy(token_budget=1, recent_events=True)
+        tight = build_context(log.events[:cut], speaker, ActionKind.SPEAK, policy)
+        # Oldest first: earlier verbatim days, own older reasonings, the recent digest, today's speeches.
+        stages = ["compressed day", "oldest reasoning in memory", "recent events", "speech of", "over budget"]
+        order = [next(i for i, stage in enumerate(stages) if t.startswith(stage)) for t in tight.trimmed]
+        assert order == sorted(order) and set(order) == set(range(len(stages))), tight.trimmed
         assert tight.system == loose.system  # frozen sections are never trimmed
+        for name in ("identity", "state", "task"):
+            assert section(tight, name) == section(loose, name)
         assert tight.section("recent_events") is None
+        tight_memory, loose_memory = section(tight, "memory"), section(loose, "memory")
+        assert "Your last reasonings:" in loose_memory and "Your last reasonings:" not in tight_memory
+        assert tight_memory == loose_memory.split("\nYour last reasonings:")[0]  # facts and beliefs kept
         assert "Earlier speeches, words trimmed for length" in section(tight, "transcript")
-        cold = [ln for ln in section(loose, "transcript").split("\n") if " summary: " in ln]
-        assert all(line in section(tight, "transcript") for line in cold)  # cold is kept
+        cold = [ln for ln in section(loose, "transcript").split("\n") if re.match(r"Day \d+: .", ln)]
+        assert cold and all(line in section(tight, "transcript") for line in cold)  # cold is kept
         assert tight.total_tokens < loose.total_tokens
 
     def test_votes_always_get_the_full_current_round(self) -> None:
@@ -328,13 +348,13 @@ class TestPolicy:
         assert not any(t.startswith("speech of") for t in tight.trimmed)
 
     def test_optional_parts_can_be_switched_off(self) -> None:
-        policy = ContextPolicy(recent_events=False, claims_ledger=False, recent_reasonings=1)
-        assert policy.name == "window2-norecent-reasonings1"
+        policy = ContextPolicy(claims_ledger=False, recent_reasonings=1)
+        assert policy.name == "window2-reasonings1"
         prompt = render((ActionKind.VOTE, Role.TOWN), policy)
         assert prompt.section("recent_events") is None
         assert "Role claims so far" not in prompt.user
         memory = section(prompt, "memory")
-        assert len(json.loads(memory[memory.index("{") :])["recent_reasoning"]) == 1
+        assert memory.count("\n- ") == 1
 
     def test_budget_that_fits_trims_nothing(self) -> None:
         prompt = render((ActionKind.SPEAK, Role.TOWN))

@@ -69,7 +69,7 @@ def prompt(
     results: Sequence[tuple[int, str, str]] = (),
     partners: Sequence[str] = (),
     dead: Sequence[tuple[str, str]] = (),
-    memory: dict[str, Any] | None = None,
+    memory: Sequence[tuple[str, int]] | None = None,
     persona: str = PERSONAS[0].description,
     proposals: Sequence[tuple[str, str, str]] = (),
     plans: Sequence[tuple[str, str]] = (),
@@ -97,7 +97,7 @@ def prompt(
         if offset < len(ballots):
             lines.append(a.format_ballots("Votes", ballots[offset]))
     if memory is not None:
-        lines += ["", a.MEMORY, json.dumps(memory)]
+        lines += ["", a.MEMORY, a.format_suspicions(memory)]
     if targets is None:
         targets = default_targets(action, me, living, partners)
     lines += ["", a.format_task_header(action), "Do your part."]
@@ -380,7 +380,7 @@ def random_case(
         dead=[(p, "night 1") for p in sorted(dead)],
         persona=rng.choice(PERSONAS).description,
         proposals=proposals,
-        memory={"beliefs": {"suspicions": [{"player": me, "level": 9, "reasoning": "x"}]}},
+        memory=[(me, 9)],
     )
     if targets is None:
         targets = default_targets(action, me, living, partners)
@@ -807,6 +807,8 @@ def test_builder_prompts_parse_cleanly() -> None:
     assert view.persona in {p.description for p in PERSONAS}
     mafia = read_prompt(prompt_text(built(log, "Player 1", ActionKind.SPEAK)))
     assert mafia.partners == ["Player 6"] and mafia.living_partners == ["Player 6"]
+    assert mafia.kills == [("Player 7", "survived")] and mafia.plans
+    assert set(mafia.memory_levels) == set(mafia.living) - {"Player 1"}
     detective = read_prompt(prompt_text(built(log, "Player 3", ActionKind.SPEAK)))
     assert detective.results == [(1, "Player 1", "Mafia")]
 

@@ -9,6 +9,7 @@ import pytest
 from logbuilder import context_cases
 from mafia.actions import ActionKind
 from mafia.context import build_context
+from mafia.context.policy import ContextPolicy
 from mafia.prompts import templates
 from mafia.rules import Role
 
@@ -60,7 +61,7 @@ def test_renderer_supplies_exactly_the_declared_placeholders() -> None:
         mock.patch("mafia.context.tasks.render", spy),
     ):
         for events, player, action, game_over in context_cases().values():
-            build_context(events, player, action, game_over=game_over)
+            build_context(events, player, action, ContextPolicy(recent_events=True), game_over=game_over)
     clear_caches()
     playbooks = {n for n in templates.TEMPLATE_FIELDS if n.startswith("playbooks/")}
     assert used | playbooks == set(templates.TEMPLATE_FIELDS)

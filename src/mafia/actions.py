@@ -8,6 +8,7 @@ descriptions are the instructions the model reads. Strict-mode safe: no dict fie
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,62 +29,75 @@ class ActionKind(StrEnum):
     INVESTIGATE = "investigate"
 
 
-class Suspicion(BaseModel):
-    """How strongly you suspect one living player of being Mafia."""
+# The field descriptions below are the answer guide the model reads (the schema is sent with every
+# call, ahead of the messages, and billed): short, each said once. Field titles (the field names
+# again) are left out of the schema, and so are the nested classes' titles and docstrings: their
+# fields say it all. The answer's own title stays: it names the tool or response format.
 
-    model_config = ConfigDict(extra="forbid")
-    player: str = Field(description="Exact name of a living player other than you.")
-    level: int = Field(description="0 = surely innocent, 5 = unsure, 10 = surely Mafia.")
-    reasoning: str = Field(description="One sentence: the evidence behind this level.")
+
+def _untitled(schema: dict[str, Any]) -> None:
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+
+
+def _untitled_nested(schema: dict[str, Any]) -> None:
+    _untitled(schema)
+    schema.pop("title", None)
+    schema.pop("description", None)
+
+
+_NESTED = ConfigDict(extra="forbid", json_schema_extra=_untitled_nested)
+
+
+class Suspicion(BaseModel):
+    """Your suspicion of one living player."""
+
+    model_config = _NESTED
+    player: str
+    level: int = Field(description="0 innocent, 5 unsure, 10 surely Mafia")
+    reasoning: str = Field(description="One sentence of evidence.")
 
 
 class Relationship(BaseModel):
-    """A perceived alliance or conflict between players."""
+    """An alliance or conflict you perceive."""
 
-    model_config = ConfigDict(extra="forbid")
-    players: list[str] = Field(description="The two (or more) players involved, by exact name.")
-    kind: str = Field(description="'alliance', 'conflict' or 'unclear'.")
-    note: str = Field(description="One sentence: what you saw that suggests it.")
+    model_config = _NESTED
+    players: list[str]
+    kind: str = Field(description="alliance, conflict or unclear")
+    note: str = Field(description="One sentence: what you saw.")
 
 
 class ActionBase(BaseModel):
-    """The reasoning fields every action starts with, filled in this order before acting."""
+    """The reasoning fields every answer starts with, filled in this order before acting."""
 
-    model_config = ConfigDict(extra="forbid")
-    observations: str = Field(
-        description="Facts only: what happened since your last turn that matters (speeches, "
-        "votes, deaths, your private results). No interpretation."
-    )
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_untitled)
+    observations: str = Field(description="New facts since your last turn.")
     suspicions: list[Suspicion] = Field(
-        description="Your current suspicion of every other living player, one entry each."
+        description="Every other living player; revise your last levels. As Mafia, rate the "
+        "danger to your team."
     )
-    relationships: list[Relationship] = Field(
-        description="Alliances or conflicts you perceive now (may be empty)."
-    )
+    relationships: list[Relationship] = Field(description="Who backs or clashes with whom (may be empty).")
     pattern_notes: list[str] = Field(
-        description="Short notes on behaviour patterns worth remembering (may be empty)."
+        description="Voting habits, claims, contradictions worth remembering (may be empty)."
     )
-    strategy: str = Field(description="Your plan for this turn and the next, given your role's goal.")
-    reasoning: str = Field(
-        description="Step by step, why the choice below follows from your observations and plan."
-    )
+    strategy: str = Field(description="Your plan; the first sentence states it.")
+    reasoning: str = Field(description="Why your text and choice follow.")
 
 
 # One schema for every action keeps the response format identical across a player's calls, so a
 # provider's prefix cache (which starts with the schema) serves all of them.
 class Answer(ActionBase):
     """Your answer: the reasoning fields in order, then the text and the choice the task asks for,
-    and the role a speech claims."""
+    and the role a speech claims. Only text, choice and claim are shown to others (Mafia messages
+    and plans to partners only)."""
 
     text: str | None = Field(
-        description="What you say or write, in your persona's voice: your speech, defense or last "
-        "words (public), your message to your partners (Mafia round 1) or your plan (night 0). "
-        "null when the task asks for no text."
+        description="In your persona's voice: speech, defense, last words, Mafia message or plan. "
+        "null if the task asks for none."
     )
     choice: str | None = Field(
-        description='Exactly one name from the task\'s "Valid targets" line ("skip" only where '
-        "listed): your nomination, ballot or night target. null when the task asks for no choice, "
-        "or in a speech to nominate no one."
+        description='One exact name from "Valid targets". null if the task asks for none or you '
+        "nominate no one."
     )
     claim: str | None = Field(
         description="The role you publicly claim in this speech, defense or last words, if any: "

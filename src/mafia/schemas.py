@@ -53,11 +53,11 @@ class DayRoundTranscript(_Shape):
     last_words: SpeechLine | None = None
 
 
-class Accusation(_Shape):
-    """Someone pointed at someone as suspicious, as read from a speech."""
+class Nomination(_Shape):
+    """Who nominated a player whom the day's vote then eliminated or tied."""
 
-    accuser: str
-    accused: str
+    nominee: str
+    nominators: list[str] = Field(default_factory=list)
 
 
 class RoleClaim(_Shape):
@@ -68,7 +68,8 @@ class RoleClaim(_Shape):
 
 
 class CompressedRoundSummary(_Shape):
-    """An older round squeezed to the facts: deaths, the vote line, accusations and claims."""
+    """An older round squeezed to the facts: deaths, results with who voted with whom, the
+    nominations that put the eliminated or tied players up, and claims (for the ledger)."""
 
     round_number: int
     night_death: str | None = None
@@ -76,7 +77,7 @@ class CompressedRoundSummary(_Shape):
     vote_result: VoteOutcome = "no vote"
     vote_line: str = ""
     defense_note: str | None = None
-    accusations: list[Accusation] = Field(default_factory=list)
+    nominations: list[Nomination] = Field(default_factory=list)
     claims: list[RoleClaim] = Field(default_factory=list)
 
 

@@ -1,9 +1,10 @@
 """build_context: one player's prompt for one decision, rendered from their view of the log only.
 
 The log goes through ``views.player_view`` first; everything after that (sections, transcript,
-memory, task) is derived from the view. The stable sections come first and form the system message,
-byte-identical on every call of the player in a game; the rest forms the user message, ending with
-the task. Every section's tokens are counted exactly (o200k_base).
+memory, task) is derived from the view. The prompt is laid out for provider prefix caches (see
+``build_context``): the system message holds the rules, byte-identical for every player all game;
+the user message opens with the public transcript, then the player's identity, then what changes
+on every call, ending with the task. Every section's tokens are counted exactly (o200k_base).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from mafia.context.transcript import RoundEntry, TranscriptManager
 from mafia.context.transcript_text import transcript_body
 from mafia.events import EventBase
 from mafia.rules import Role
+from mafia.schemas import PlayerMemory
 from mafia.views import player_view
 
 SEPARATOR = "\n\n"
@@ -39,7 +41,6 @@ def clear_caches() -> None:
     safety.quote_text.cache_clear()
     sections.identity_text.cache_clear()
     sections.rules_text.cache_clear()
-    sections.field_guide_text.cache_clear()
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class RenderedPrompt:
     trimmed: tuple[str, ...] = field(default=())
 
     def messages(self) -> list[BaseMessage]:
-        """The chat messages to send: the stable system prompt, then the turn's user prompt."""
+        """The chat messages to send: the table's system prompt, then the player's user prompt."""
         return [SystemMessage(content=self.system), HumanMessage(content=self.user)]
 
     def token_counts(self) -> list[tuple[str, int]]:
@@ -81,10 +82,13 @@ class RenderedPrompt:
         return next((s for s in self.sections if s.name == name), None)
 
 
-def _counted(parts: Sequence[tuple[str, str]], stable: bool) -> list[Section]:
+Part = tuple[str, str, bool]  # (section name, text, stable)
+
+
+def _counted(parts: Sequence[Part]) -> list[Section]:
     """Sections of one message; each counts its separator, so the counts add up to the message."""
     out = []
-    for i, (name, text) in enumerate(parts):
+    for i, (name, text, stable) in enumerate(parts):
         counted = text + SEPARATOR if i < len(parts) - 1 else text
         out.append(Section(name=name, text=text, tokens=tokens.count_tokens(counted), stable=stable))
     return out
@@ -92,11 +96,19 @@ def _counted(parts: Sequence[tuple[str, str]], stable: bool) -> list[Section]:
 
 @dataclass
 class _Hot:
-    """The trimmable (hot) material and how much of it has been trimmed so far."""
+    """The trimmable (hot) material and how much of it has been trimmed so far.
+
+    Trimmed oldest first: earlier verbatim days are compressed, then the player's own older
+    reasonings leave the memory, then the recent-events digest (a repeat of the transcript) goes,
+    then the current day's speeches shrink to their facts (never for a ballot, which must see the
+    whole day). Frozen sections, cold summaries, engine facts and the task are never trimmed.
+    """
 
     compressed: list[RoundEntry]
     verbatim: list[RoundEntry]
+    reasonings: int
     trimmed_speeches: int = 0
+    reasonings_dropped: int = 0
     recent_dropped: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -106,6 +118,10 @@ class _Hot:
             oldest = self.verbatim.pop(0)
             self.compressed.append(oldest)
             self.notes.append(f"compressed day {oldest.number}")
+            return True
+        if self.reasonings_dropped < self.reasonings:
+            self.reasonings_dropped += 1
+            self.notes.append("oldest reasoning in memory")
             return True
         if has_recent and not self.recent_dropped:
             self.recent_dropped = True
@@ -123,6 +139,13 @@ class _Hot:
             return True
         return False
 
+    def memory(self, memory: PlayerMemory) -> PlayerMemory:
+        """The memory without the reasonings trimmed so far (oldest first)."""
+        if not self.reasonings_dropped:
+            return memory
+        kept = memory.recent_reasoning[self.reasonings_dropped :]
+        return memory.model_copy(update={"recent_reasoning": kept})
+
 
 def build_context(
     events: Sequence[EventBase],
@@ -132,36 +155,36 @@ def build_context(
     *,
     game_over: bool = False,
 ) -> RenderedPrompt:
-    """Render ``player``'s prompt for ``action`` from the full log, seen through their view."""
+    """Render ``player``'s prompt for ``action`` from the full log, seen through their view.
+
+    Laid out for prefix caches, which start with the response schema (the same ``Answer`` for every
+    call): the system message holds the rules (identical for every player at the table, byte-stable
+    all game); the user message opens with the public transcript, identical for every player at the
+    same moment and only growing within a day, so each call shares schema, rules and transcript
+    with the call before it, whoever made it; then the player's identity, then what changes on
+    every call (state, role info, recent events, memory) and the task last.
+    """
     record = read_view(player_view(events, player), player)
     s = Situation(record=record, action=action, game_over=game_over)
     memory = memory_from_record(record, policy.recent_reasonings, policy.summary_plans)
 
-    stable = _counted(
-        [
-            ("identity", sections.identity(s)),
-            ("rules", sections.rules(s)),
-            ("field_guide", sections.field_guide_text()),
-        ],
-        stable=True,
-    )
+    system: list[Part] = [("rules", sections.rules(s), True)]
+    identity: Part = ("identity", sections.identity(s), True)
 
     manager = TranscriptManager.from_record(record, policy.verbatim_rounds, day_open=not s.is_night)
     compressed, verbatim = manager.window(full=policy.full_transcript)
-    hot = _Hot(list(compressed), list(verbatim))
+    hot = _Hot(list(compressed), list(verbatim), len(memory.recent_reasoning))
 
-    # Cold before hot: the transcript opens the user message (older days, then recent days), so
-    # a player's consecutive prompts share the longest possible prefix; the task comes last.
-    role_parts: list[tuple[str, str]] = [("state", sections.state(s))]
+    role_parts: list[Part] = [("state", sections.state(s), False)]
     if s.role is Role.MAFIA:
-        role_parts.append(("mafia_info", sections.mafia_info(s, memory.facts.kill_history)))
+        role_parts.append(("mafia_info", sections.mafia_info(s, memory.facts.kill_history), False))
     if s.role is Role.DETECTIVE:
-        role_parts.append(("investigations", sections.investigations(s)))
+        role_parts.append(("investigations", sections.investigations(s), False))
     recent_text = sections.recent(s) if policy.recent_events else ""
     defense_text = sections.defense(s) if action in (ActionKind.DEFENSE, ActionKind.REVOTE) else ""
-    tail = [("memory", sections.memory(memory)), ("task", task(s))]
+    task_part: Part = ("task", task(s), False)
 
-    def user_parts() -> list[tuple[str, str]]:
+    def user_parts() -> list[Part]:
         body = transcript_body(
             hot.compressed,
             hot.verbatim,
@@ -169,32 +192,34 @@ def build_context(
             trimmed_speeches=hot.trimmed_speeches,
             ledger=policy.claims_ledger,
         )
-        parts = [("transcript", sections.transcript(body)), *role_parts]
+        parts: list[Part] = [("transcript", sections.transcript(body), False), identity, *role_parts]
         if recent_text and not hot.recent_dropped:
-            parts.append(("recent_events", recent_text))
+            parts.append(("recent_events", recent_text, False))
         if defense_text:
-            parts.append(("defense", defense_text))
-        return parts + tail
+            parts.append(("defense", defense_text, False))
+        parts.append(("memory", sections.memory(hot.memory(memory)), False))
+        return [*parts, task_part]
 
-    dynamic = _counted(user_parts(), stable=False)
-    stable_tokens = sum(x.tokens for x in stable)
+    head = _counted(system)
+    body = _counted(user_parts())
+    head_tokens = sum(x.tokens for x in head)
     if policy.token_budget is not None:
-        while stable_tokens + sum(x.tokens for x in dynamic) > policy.token_budget:
+        while head_tokens + sum(x.tokens for x in body) > policy.token_budget:
             if not hot.trim_once(s, bool(recent_text)):
-                over = stable_tokens + sum(x.tokens for x in dynamic) - policy.token_budget
+                over = head_tokens + sum(x.tokens for x in body) - policy.token_budget
                 hot.notes.append(f"over budget by {over} tokens with nothing left to trim")
                 break
-            dynamic = _counted(user_parts(), stable=False)
+            body = _counted(user_parts())
 
-    all_sections = (*stable, *dynamic)
+    all_sections = (*head, *body)
     return RenderedPrompt(
         player=player,
         action=action,
         sections=all_sections,
-        system=SEPARATOR.join(x.text for x in stable),
-        user=SEPARATOR.join(x.text for x in dynamic),
+        system=SEPARATOR.join(x.text for x in head),
+        user=SEPARATOR.join(x.text for x in body),
         total_tokens=sum(x.tokens for x in all_sections),
-        stable_tokens=stable_tokens,
+        stable_tokens=sum(x.tokens for x in all_sections if x.stable),
         policy=policy.name,
         phase=s.phase,
         round_number=s.number,

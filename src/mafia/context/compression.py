@@ -1,8 +1,13 @@
-"""Older rounds squeezed into CompressedRoundSummary: deaths, the vote line, claims, accusations.
+"""Older rounds squeezed into CompressedRoundSummary: deaths, the result, who voted with whom.
 
-Deterministic and uncapped: every death, every ballot (in the vote line), every nomination and
-every accusation or role claim the keyword heuristics find is kept, so a player who no longer sees
-a round verbatim still has its facts.
+Deterministic and bounded by what happened, not by how much was said: a round keeps its night
+death, every vote's outcome with its ballots grouped by choice (skips summed up as "the rest
+skipped"), the nominators of the players a vote eliminated or tied, and its role claims (for the
+claims ledger, which covers every round). A quiet day (no death, everyone skipped) is one short
+line. Other nominations and the accusations read from speeches are dropped with the words: they
+changed nothing the log records, the player saw them verbatim for the two days of the window (time
+to fold them into its suspicions), and listing them would grow every prompt by a line per speaker
+and day.
 """
 
 from __future__ import annotations
@@ -12,10 +17,10 @@ from collections.abc import Sequence
 from mafia.context.extraction import extract
 from mafia.rules import SKIP
 from mafia.schemas import (
-    Accusation,
     BallotLine,
     CompressedRoundSummary,
     DayRoundTranscript,
+    Nomination,
     RoleClaim,
     SpeechLine,
     VoteOutcome,
@@ -26,6 +31,8 @@ NO_VOTE = "no vote"
 NO_ELIMINATION = "no elimination"
 ELIMINATED_SUFFIX = " eliminated"
 TIE_PREFIX = "tie: "
+ALL_SKIPPED = "all skipped"
+REST_SKIPPED = "the rest skipped"
 
 
 def outcome_eliminated(outcome: VoteOutcome | None) -> str | None:
@@ -33,6 +40,13 @@ def outcome_eliminated(outcome: VoteOutcome | None) -> str | None:
     if outcome and outcome.endswith(ELIMINATED_SUFFIX):
         return outcome[: -len(ELIMINATED_SUFFIX)]
     return None
+
+
+def outcome_tied(outcome: VoteOutcome | None) -> list[str]:
+    """The players an outcome string names as tied ("tie: A, B"), else none."""
+    if outcome and outcome.startswith(TIE_PREFIX):
+        return outcome[len(TIE_PREFIX) :].split(", ")
+    return []
 
 
 def vote_death(transcript: DayRoundTranscript) -> str | None:
@@ -45,39 +59,68 @@ def final_result(transcript: DayRoundTranscript) -> VoteOutcome:
     return transcript.revote_outcome or transcript.vote_outcome
 
 
+def seat_order(seats: Sequence[str]) -> dict[str, int]:
+    """Each player's seat index, for sorting names the way the table sits."""
+    return {name: i for i, name in enumerate(seats)}
+
+
 def group_ballots(ballots: Sequence[BallotLine], seats: Sequence[str]) -> str:
-    """Ballots grouped by target, most votes first, e.g. "Player 5 (3): Player 1, Player 2, ..."."""
+    """Who voted with whom, e.g. "Player 1, Player 2 voted Player 5; the rest skipped".
+
+    Targets with the most votes come first (then by seat), voters by seat; skips are not listed by
+    name (the voters are the players alive that day), so an all-skip vote costs two words.
+    """
     if not ballots:
         return ""
-    order = {name: i for i, name in enumerate(seats)}
-    order.setdefault(SKIP, len(order))
+    order = seat_order(seats)
     voters: dict[str, list[str]] = {}
     for ballot in ballots:
         voters.setdefault(ballot.target, []).append(ballot.voter)
-    targets = sorted(voters, key=lambda t: (-len(voters[t]), order.get(t, len(order) + 1), t))
-    return "; ".join(
-        f"{t} ({len(voters[t])}): "
-        + ", ".join(sorted(voters[t], key=lambda v: (order.get(v, len(order)), v)))
-        for t in targets
-    )
+    chosen = [t for t in voters if t != SKIP]
+    if not chosen:
+        return ALL_SKIPPED
+    chosen.sort(key=lambda t: (-len(voters[t]), order.get(t, len(order)), t))
+    groups = [
+        ", ".join(sorted(voters[t], key=lambda v: (order.get(v, len(order)), v))) + f" voted {t}"
+        for t in chosen
+    ]
+    if SKIP in voters:
+        groups.append(REST_SKIPPED)
+    return "; ".join(groups)
+
+
+def result_line(outcome: VoteOutcome, ballots: Sequence[BallotLine], seats: Sequence[str]) -> str:
+    """A vote's outcome with its grouped ballots, e.g. "no elimination (all skipped)"."""
+    grouped = group_ballots(ballots, seats)
+    return f"{outcome} ({grouped})" if grouped else outcome
 
 
 def vote_line(transcript: DayRoundTranscript, seats: Sequence[str]) -> str:
-    """The deterministic line of every ballot of the day: the vote, then any revote."""
-    line = group_ballots(transcript.votes, seats)
-    if transcript.revote:
-        line += f" | revote: {group_ballots(transcript.revote, seats)}"
-    return line
+    """The day's first vote: its outcome and who voted with whom."""
+    return result_line(transcript.vote_outcome, transcript.votes, seats)
 
 
-def defense_note(transcript: DayRoundTranscript) -> str | None:
-    """Who was tied, who defended, and how the revote ended (None without a tie)."""
-    if not transcript.vote_outcome.startswith(TIE_PREFIX):
+def defense_note(transcript: DayRoundTranscript, seats: Sequence[str]) -> str | None:
+    """The revote after a tie, with its ballots (None without a tie). The tied players always
+    defend, so the defenses themselves add nothing to the facts."""
+    if not outcome_tied(transcript.vote_outcome):
         return None
-    tied = transcript.vote_outcome[len(TIE_PREFIX) :]
-    speakers = ", ".join(s.speaker for s in transcript.defense_speeches) or "no one"
-    result = transcript.revote_outcome or PENDING
-    return f"tie between {tied}; defense by {speakers}; revote: {result}"
+    return "revote: " + result_line(transcript.revote_outcome or PENDING, transcript.revote, seats)
+
+
+def nominations(transcript: DayRoundTranscript, seats: Sequence[str]) -> list[Nomination]:
+    """Who nominated the players the vote eliminated or tied, in seat order of the nominees."""
+    at_stake = set(outcome_tied(transcript.vote_outcome))
+    eliminated = vote_death(transcript)
+    if eliminated is not None:
+        at_stake.add(eliminated)
+    by: dict[str, list[str]] = {}
+    for speech in transcript.speeches:
+        if speech.nomination in at_stake:
+            by.setdefault(speech.nomination, []).append(speech.speaker)
+    order = seat_order(seats)
+    nominees = sorted(by, key=lambda n: (order.get(n, len(order)), n))
+    return [Nomination(nominee=n, nominators=by[n]) for n in nominees]
 
 
 def _spoken(transcript: DayRoundTranscript) -> list[SpeechLine]:
@@ -85,17 +128,6 @@ def _spoken(transcript: DayRoundTranscript) -> list[SpeechLine]:
     if transcript.last_words is not None:
         lines.append(transcript.last_words)
     return lines
-
-
-def accusations(transcript: DayRoundTranscript, seats: Sequence[str]) -> list[Accusation]:
-    """Every nomination and every accusation read from the day's words, in speech order."""
-    found: dict[tuple[str, str], None] = {}
-    for line in _spoken(transcript):
-        if line.nomination:
-            found[(line.speaker, line.nomination)] = None
-        for accused in extract(line.text, line.speaker, seats).accused:
-            found[(line.speaker, accused)] = None
-    return [Accusation(accuser=a, accused=b) for a, b in found]
 
 
 def line_claims(line: SpeechLine, seats: Sequence[str]) -> tuple[str, ...]:
@@ -115,14 +147,14 @@ def claims(transcript: DayRoundTranscript, seats: Sequence[str]) -> list[RoleCla
 
 
 def compress_round(transcript: DayRoundTranscript, seats: Sequence[str]) -> CompressedRoundSummary:
-    """One round's facts without its words: deaths, result, vote line, defense, accusations."""
+    """One round's facts without its words: deaths, results with ballots, decisive nominations."""
     return CompressedRoundSummary(
         round_number=transcript.round_number,
         night_death=transcript.night_kill,
         vote_death=vote_death(transcript),
         vote_result=final_result(transcript),
         vote_line=vote_line(transcript, seats),
-        defense_note=defense_note(transcript),
-        accusations=accusations(transcript, seats),
+        defense_note=defense_note(transcript, seats),
+        nominations=nominations(transcript, seats),
         claims=claims(transcript, seats),
     )

@@ -2,9 +2,14 @@
 
 Facts are written by the engine (from the player's private events: kills, protections,
 investigations, night-zero strategies); beliefs are what the model returned with its latest action
-(its Thought); the last two reasonings are kept verbatim and older plans are condensed into one
+(its Thought); the last two reasonings are kept verbatim and the plans are condensed into one
 deterministic strategy summary (spec 004, section 4). Nothing else is remembered, so the memory is
 always consistent with the log.
+
+As prompt text (``memory_text``) every fact appears once: the Mafia's kills and the Detective's
+results have their own sections, so the memory shows only the Doctor's protections (one short
+entry a night) and the Mafia's night-zero plans; suspicions are one line of levels with the
+reasons of the strongest few. It grows with the game by one entry per own night result at most.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from functools import lru_cache
 
 from mafia.actions import ActionKind, Relationship, Suspicion
 from mafia.context.record import GameRecord, read_view
+from mafia.context.safety import quote_text
 from mafia.events import EventBase, Thought
+from mafia.prompts import anchors
 from mafia.rules import SKIP, Role
 from mafia.schemas import (
     InvestigationRecord,
@@ -29,8 +36,10 @@ from mafia.schemas import (
 )
 
 RECENT_REASONINGS = 2
-SUMMARY_PLANS = 4
-_PLAN_WORDS = 30
+SUMMARY_PLANS = 3
+TOP_REASONS = 3
+_PLAN_WORDS = 20
+EMPTY = "Nothing yet: this is your first turn."
 NIGHT_ACTIONS = frozenset(
     {
         ActionKind.NIGHT_ZERO,
@@ -58,14 +67,15 @@ def memory_from_record(
     thoughts = [t for _, t in record.thoughts]
     keep = max(recent_reasonings, 0)
     recent = thoughts[len(thoughts) - keep :] if keep else []
-    older = thoughts[: len(thoughts) - len(recent)]
+    # Every plan, the latest included: the recent turns keep only their reasoning verbatim, so
+    # without it the current plan would be shown nowhere.
     return PlayerMemory(
         facts=facts(record),
         beliefs=beliefs(record, thoughts[-1] if thoughts else None),
         recent_reasoning=[
             PastReasoning(round=t.round, action=t.action, reasoning=t.reasoning) for t in recent
         ],
-        strategy_summary=strategy_summary(older, summary_plans),
+        strategy_summary=strategy_summary(thoughts, summary_plans),
     )
 
 
@@ -90,7 +100,11 @@ def facts(record: GameRecord) -> MemoryFacts:
         InvestigationRecord(round=i.round, target=i.target, result=i.result, reasoning=i.reasoning)
         for i in record.my_investigations
     ]
+    # During night zero the plans are tonight's business, shown in Mafia info; from Day 1 on they
+    # are memory.
     strategies = [StrategyNote(speaker=s.speaker, strategy=s.strategy) for s in record.strategies]
+    if record.current_round < 1:
+        strategies = []
     return MemoryFacts(
         kill_history=kills,
         protection_history=protections,
@@ -106,12 +120,12 @@ def beliefs(record: GameRecord, latest: Thought | None) -> MemoryBeliefs:
     """The beliefs the player returned last; suspicions only of players still alive."""
     if latest is None:
         return MemoryBeliefs()
-    living = set(record.living) - {record.me}
+    seat = {name: i for i, name in enumerate(record.living) if name != record.me}
+    latest_of = {s.player: s for s in latest.suspicions if s.player in seat}
     return MemoryBeliefs(
         suspicions=[
             Suspicion(player=s.player, level=s.level, reasoning=s.reasoning)
-            for s in latest.suspicions
-            if s.player in living
+            for s in sorted(latest_of.values(), key=lambda s: seat[s.player])
         ],
         relationships=[
             Relationship(players=list(r.players), kind=r.kind, note=r.note) for r in latest.relationships
@@ -127,21 +141,21 @@ def _first_sentence(text: str) -> str:
     return sentence if len(words) <= _PLAN_WORDS else " ".join(words[:_PLAN_WORDS]) + " ..."
 
 
-def _when(thought: Thought) -> str:
+def _when(thought: Thought | PastReasoning) -> str:
     phase = "Night" if thought.action in NIGHT_ACTIONS else "Day"
     return f"{phase} {thought.round} {thought.action}"
 
 
-def strategy_summary(older: Sequence[Thought], plans: int = SUMMARY_PLANS) -> str:
-    """Older plans condensed: the opening plan and the latest few distinct ones, one sentence each.
+def strategy_summary(thoughts: Sequence[Thought], plans: int = SUMMARY_PLANS) -> str:
+    """Plans condensed: the opening plan and the latest few distinct ones, one sentence each.
 
-    Deterministic (no model call): each thought's strategy is cut to its first sentence,
-    repeats of the previous plan are dropped, and only the first plan and the last ``plans - 1``
-    are kept, with a count of those left out.
+    Deterministic (no model call): each thought's strategy is cut to its first sentence and made
+    safe to quote, repeats of the previous plan are dropped, and only the first plan and the last
+    ``plans - 1`` are kept, with a count of those left out.
     """
     entries: list[tuple[str, str]] = []
-    for thought in older:
-        plan = _first_sentence(thought.strategy)
+    for thought in thoughts:
+        plan = quote_text(_first_sentence(thought.strategy))
         if plan and (not entries or entries[-1][1].lower() != plan.lower()):
             entries.append((_when(thought), plan))
     if not entries:
@@ -151,10 +165,48 @@ def strategy_summary(older: Sequence[Thought], plans: int = SUMMARY_PLANS) -> st
     else:
         tail = entries[len(entries) - (plans - 1) :] if plans > 1 else []
         kept = [entries[0], *tail]
-    parts = [f"{when}: {plan}" for when, plan in kept]
+    parts = [f'{when}: "{plan}"' for when, plan in kept]
     if len(kept) < len(entries):
         parts.insert(1, f"({len(entries) - len(kept)} intermediate plans condensed away)")
     return " | ".join(parts)
+
+
+def memory_text(memory: PlayerMemory) -> str:
+    """The memory as prompt text: own facts not shown elsewhere, beliefs, plans, last reasonings.
+
+    Every word the model wrote is quoted like player text, so nothing in it can pass for an engine
+    line. Suspicions are one line of levels in seat order, with the reasons of the ``TOP_REASONS``
+    highest only (ties by seat).
+    """
+    facts, beliefs = memory.facts, memory.beliefs
+    lines: list[str] = []
+    if facts.protection_history:
+        lines.append(anchors.format_protections([(p.round, p.target) for p in facts.protection_history]))
+    if facts.night_zero_strategies:
+        lines.append("Your team's night-zero plans:")
+        lines.extend(
+            anchors.format_strategy(n.speaker, quote_text(n.strategy)) for n in facts.night_zero_strategies
+        )
+    if beliefs.suspicions:
+        lines.append(anchors.format_suspicions([(s.player, s.level) for s in beliefs.suspicions]))
+        top = sorted(beliefs.suspicions, key=lambda s: -s.level)[:TOP_REASONS]
+        reasons = [f'{s.player}: "{quote_text(s.reasoning)}"' for s in top if quote_text(s.reasoning)]
+        if reasons:
+            lines.append("Why, for the highest: " + "; ".join(reasons))
+    if beliefs.relationships:
+        notes = [
+            f'{quote_text(" & ".join(r.players))} ({quote_text(r.kind)}): "{quote_text(r.note)}"'
+            for r in beliefs.relationships
+        ]
+        lines.append("Relationships you see: " + "; ".join(notes))
+    if beliefs.pattern_notes:
+        lines.append("Your pattern notes: " + "; ".join(f'"{quote_text(n)}"' for n in beliefs.pattern_notes))
+    if memory.strategy_summary:
+        lines.append("Your plans, condensed: " + memory.strategy_summary)
+    if memory.recent_reasoning:
+        lines.append("Your last reasonings:")
+        lines.extend(f'- {_when(r)}: "{quote_text(r.reasoning)}"' for r in memory.recent_reasoning)
+    return "\n".join(lines) if lines else EMPTY
 
 
 def clear_cache() -> None:

@@ -12,8 +12,8 @@ def _auto_name(policy: ContextPolicy) -> str:
     parts = ["full" if policy.full_transcript else f"window{policy.verbatim_rounds}"]
     if policy.token_budget is not None:
         parts.append(f"budget{policy.token_budget}")
-    if not policy.recent_events:
-        parts.append("norecent")
+    if policy.recent_events:
+        parts.append("recent")
     if policy.recent_reasonings != RECENT_REASONINGS:
         parts.append(f"reasonings{policy.recent_reasonings}")
     return "-".join(parts)
@@ -24,16 +24,18 @@ class ContextPolicy:
     """How much history a prompt carries and what is trimmed first when it is too long.
 
     The defaults are the specification's: current and previous round verbatim, older rounds
-    compressed, no budget. With ``token_budget`` set, an over-long prompt loses its oldest hot
-    material first (the previous round is compressed, then recent events go, then the oldest
-    speeches of the current round, which a vote never loses); frozen sections (identity, rules)
-    and cold summaries are never trimmed.
+    compressed, no budget. ``recent_events`` adds a digest of what happened since the player's last
+    turn (off by default: it repeats the transcript). With ``token_budget`` set, an over-long prompt
+    loses its oldest hot material first (earlier verbatim days are compressed, then the player's
+    older reasonings leave the memory, then recent events go, then the oldest speeches of the
+    current day, which a ballot never loses); frozen sections (rules, identity), cold summaries
+    (compressed days, the claims ledger), engine facts and the task are never trimmed.
     """
 
     verbatim_rounds: int = DEFAULT_VERBATIM_ROUNDS
     token_budget: int | None = None
     full_transcript: bool = False
-    recent_events: bool = True
+    recent_events: bool = False
     recent_reasonings: int = RECENT_REASONINGS
     summary_plans: int = SUMMARY_PLANS
     claims_ledger: bool = True

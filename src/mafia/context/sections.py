@@ -1,16 +1,16 @@
 """The prompt's sections, each rendered from the situation (the player's view) with its template.
 
-Stable sections (identity with persona and playbook, rules, field guide) depend only on facts fixed
-for the whole game, and are cached, so they are byte-identical on every call of a player.
+Stable sections (rules; identity with persona and playbook) depend only on facts fixed for the whole
+game, and are cached, so they are byte-identical on every call of a player.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from mafia.actions import ActionKind
+from mafia.context.memory import memory_text
 from mafia.context.recent import NOTHING_NEW, recent_lines
 from mafia.context.safety import quote_text
 from mafia.context.situation import Situation
@@ -19,16 +19,6 @@ from mafia.prompts import anchors
 from mafia.prompts.templates import render, template
 from mafia.rules import Role
 from mafia.schemas import KillRecord, PlayerMemory
-
-_TEAM = {
-    Role.MAFIA: "You play for the Mafia. Your partners and whether they are alive are listed "
-    "under Mafia info on every turn; at night you choose a kill together.",
-    Role.DETECTIVE: "You play for the Town. Each night you investigate one player; your results "
-    "are listed under investigation results on every turn.",
-    Role.DOCTOR: "You play for the Town. Each night you protect one player; you are never told "
-    "whether a protection saved anyone.",
-    Role.TOWN: "You play for the Town. You have no night action: your words and your vote are your weapons.",
-}
 
 _STEP = {
     ActionKind.SPEAK: "discussion",
@@ -67,16 +57,14 @@ def composition(started: GameStarted | None) -> str:
 
 
 @lru_cache(maxsize=512)
-def identity_text(me: str, role: Role, persona: str, seat: int, table_size: int) -> str:
-    """Who the player is: identity line, seat, persona, team and role playbook (stable)."""
+def identity_text(me: str, role: Role, persona: str) -> str:
+    """Who the player is: identity line, persona and role playbook (stable; the seat is the
+    player's place in the rules' seat list)."""
     return render(
         "sections/identity",
         header=anchors.IDENTITY,
         identity_line=anchors.format_identity(me, role.value),
-        seat=str(seat),
-        table_size=str(table_size),
         persona_line=anchors.format_persona(quote_text(persona) or "none given; speak plainly."),
-        team=_TEAM[role],
         playbook=template(f"playbooks/{role.value.lower()}").template,
     )
 
@@ -93,18 +81,10 @@ def rules_text(seats: tuple[str, ...], composition_text: str, round_cap: int) ->
     )
 
 
-@cache
-def field_guide_text() -> str:
-    """How to fill the reasoning fields of every answer (stable)."""
-    return render("sections/field_guide", header=anchors.FIELD_GUIDE)
-
-
 def identity(s: Situation) -> str:
     record = s.record
-    seats = record.seats
-    seat = seats.index(s.me) + 1 if s.me in seats else 0
     persona = record.assignment.persona if record.assignment is not None else ""
-    return identity_text(s.me, s.role, persona, seat, len(seats))
+    return identity_text(s.me, s.role, persona)
 
 
 def rules(s: Situation) -> str:
@@ -116,20 +96,9 @@ def rules(s: Situation) -> str:
 # ---- dynamic sections ----------------------------------------------------------------------
 
 
-def _step(s: Situation) -> str:
-    step = _STEP[s.action]
-    if s.action is ActionKind.SPEAK and s.me in s.speaking_order:
-        place = s.speaking_order.index(s.me) + 1
-        spoken = len(s.speeches)
-        step += (
-            f"; you speak {ordinal(place)} of {len(s.speaking_order)} "
-            f"({spoken} {'has' if spoken == 1 else 'have'} spoken)"
-        )
-    return step
-
-
 def state(s: Situation) -> str:
-    """Fresh ground truth: the round, the step, exact living and dead lists, today's nominees."""
+    """Fresh ground truth: the round, the step, exact living and dead lists, today's nominees. The
+    same for every player at the same step (the task says where the player speaks)."""
     day_lines: list[str] = []
     if not s.is_night and s.speaking_order:
         day_lines.append("Speaking order today: " + ", ".join(s.speaking_order))
@@ -138,7 +107,7 @@ def state(s: Situation) -> str:
         "sections/state",
         header=anchors.STATE,
         round_line=anchors.format_round(s.phase, s.number),
-        step=_step(s),
+        step=_STEP[s.action],
         living_line=anchors.format_living(s.living),
         dead_line=anchors.format_dead([(d.player, d.how) for d in s.record.deaths]),
         day_lines="\n".join(day_lines),
@@ -155,7 +124,7 @@ def mafia_info(s: Situation, kills: Sequence[KillRecord]) -> str:
         note = "All your partners are dead: you now act alone."
     else:
         note = ""
-    kill_lines = [f"Night {k.round}: {k.target} ({k.outcome})" for k in kills]
+    kill_lines = [anchors.format_kill(k.round, k.target, k.outcome) for k in kills]
     tonight: list[str] = []
     if s.action is ActionKind.NIGHT_ZERO and s.night_zero_notes:
         tonight.append("Strategies shared so far tonight:")
@@ -223,42 +192,5 @@ def transcript(body: str) -> str:
     return render("sections/transcript", header=anchors.TRANSCRIPT, body=body)
 
 
-def _is_flat(value: object) -> bool:
-    if isinstance(value, dict):
-        return all(not isinstance(v, dict | list) or _is_scalar_list(v) for v in value.values())
-    return _is_scalar_list(value)
-
-
-def _is_scalar_list(value: object) -> bool:
-    return isinstance(value, list) and all(not isinstance(v, dict | list) for v in value)
-
-
-# What json.dumps(value, ensure_ascii=False) uses, built once instead of on every call.
-_JSON = json.JSONEncoder(ensure_ascii=False)
-
-
-def json_lines(value: object) -> str:
-    """Valid JSON, one flat object or list per line and no indentation (cheap in tokens)."""
-    if not isinstance(value, dict | list) or _is_flat(value) or not value:
-        return _JSON.encode(value)
-    if isinstance(value, dict):
-        items = [f"{json.dumps(k)}: {json_lines(v)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n}"
-    return "[\n" + ",\n".join(json_lines(v) for v in value) + "\n]"
-
-
-def memory_dict(memory: PlayerMemory) -> dict[str, object]:
-    """The memory as shown: engine facts that apply to the player's role, then everything else.
-
-    Night-zero strategies were written by partners, so they are made safe like any quoted text.
-    """
-    facts = memory.facts.model_dump(mode="json", exclude_defaults=True)
-    for note in facts.get("night_zero_strategies", []):
-        note["strategy"] = quote_text(note["strategy"])
-    rest = memory.model_dump(mode="json", exclude={"facts"})
-    # Facts keep their place among the fields (the order the memory JSON is shown in).
-    return {name: facts if name == "facts" else rest[name] for name in type(memory).model_fields}
-
-
 def memory(memory: PlayerMemory) -> str:
-    return render("sections/memory", header=anchors.MEMORY, memory_json=json_lines(memory_dict(memory)))
+    return render("sections/memory", header=anchors.MEMORY, body=memory_text(memory))

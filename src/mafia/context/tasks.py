@@ -1,4 +1,4 @@
-"""The task that ends every prompt: what to do now, the constraints, valid targets, field guide.
+"""The task that ends every prompt: what to do now, the constraints, valid targets, what to answer.
 
 One template per action under prompts/tasks/. The nomination rule appears only in the speech task;
 night-kill targets exclude every Mafia member; last words carry the game_over hint when the engine
@@ -15,27 +15,23 @@ from mafia.context.situation import Situation
 from mafia.prompts import anchors
 from mafia.prompts.templates import render
 
-_PICK = "choice (an exact name from the valid targets)"
-_CLAIM = "claim (the role you claim in it, or null)"
+_NO_TEXT = "; text null."
+_CLAIM = "claim (the role you claim, or null)"
 _ANSWER = {
-    ActionKind.SPEAK: "text (your speech), then choice (an exact name from the valid targets, or "
-    f"null for no nomination), then {_CLAIM}",
-    ActionKind.VOTE: f"{_PICK}; text null",
-    ActionKind.REVOTE: f"{_PICK}; text null",
-    ActionKind.DEFENSE: f"text (your defense), then {_CLAIM}; choice null",
-    ActionKind.LAST_WORDS: f"text (your last words), then {_CLAIM}; choice null",
-    ActionKind.NIGHT_ZERO: "text (your plan for your partners); choice null",
-    ActionKind.MAFIA_ROUND1: f"{_PICK} and text (your message to your partners)",
-    ActionKind.MAFIA_ROUND2: f"{_PICK}; text null",
-    ActionKind.NIGHT_KILL: f"{_PICK}; text null",
-    ActionKind.PROTECT: f"{_PICK}; text null",
-    ActionKind.INVESTIGATE: f"{_PICK}; text null",
+    ActionKind.SPEAK: f"Answer with text (your speech), choice (your nomination, or null) and {_CLAIM}.",
+    ActionKind.VOTE: "Answer with choice (your ballot)" + _NO_TEXT,
+    ActionKind.REVOTE: "Answer with choice (your ballot)" + _NO_TEXT,
+    ActionKind.DEFENSE: f"Answer with text (your defense) and {_CLAIM}; choice null.",
+    ActionKind.LAST_WORDS: f"Answer with text (your last words) and {_CLAIM}; choice null.",
+    ActionKind.NIGHT_ZERO: "Answer with text (your plan); choice null.",
+    ActionKind.MAFIA_ROUND1: "Answer with choice (your proposal) and text (your message to partners).",
+    ActionKind.MAFIA_ROUND2: "Answer with choice (your final choice)" + _NO_TEXT,
+    ActionKind.NIGHT_KILL: "Answer with choice (the kill)" + _NO_TEXT,
+    ActionKind.PROTECT: "Answer with choice (whom you protect)" + _NO_TEXT,
+    ActionKind.INVESTIGATE: "Answer with choice (whom you investigate)" + _NO_TEXT,
 }
-
-
-def _sgr(s: Situation) -> str:
-    suspects = ", ".join(s.others) if s.others else "no one (no other player is alive)"
-    return render("tasks/sgr", suspects=suspects, answer=_ANSWER[s.action])
+"""The task's last line: which of the answer's text and choice it asks for (the schema's field
+descriptions say how to fill every field)."""
 
 
 def _targets(s: Situation) -> str:
@@ -48,7 +44,7 @@ def _speak(s: Situation) -> dict[str, str]:
     total = len(order) if order else len(s.living)
     return {
         "day": str(s.number),
-        "position": f"speaker {ordinal(place)} of {total}",
+        "position": f"{ordinal(place)} of {total}",
         "targets_line": _targets(s),
     }
 
@@ -81,17 +77,17 @@ def _last_words(s: Situation) -> dict[str, str]:
 def _night_zero(s: Situation) -> dict[str, str]:
     earlier = [n for n in s.night_zero_notes if n.speaker != s.me]
     if earlier:
-        note = "Your partners' notes so far are under Mafia info above; build on them."
+        note = "Your partners' plans so far are under Mafia info; build on them."
     else:
-        note = "You write first; partners after you will see your notes."
+        note = "You write first; later partners see your plan."
     return {"earlier": note}
 
 
 def _round1(s: Situation) -> dict[str, str]:
     if s.tonight_proposals:
-        note = "Proposals made before yours tonight are under Mafia info above."
+        note = "Earlier proposals tonight are under Mafia info."
     else:
-        note = "You propose first tonight; partners after you will see your proposal and message."
+        note = "You propose first; later partners see your proposal and message."
     return {
         "night": str(s.number),
         "need": str(s.consensus_need),
@@ -149,11 +145,11 @@ _VALUES: dict[ActionKind, Callable[[Situation], dict[str, str]]] = {
 
 
 def task(s: Situation) -> str:
-    """The task section for the situation's action (header, constraints, targets, field guide)."""
+    """The task section for the situation's action (header, constraints, targets, what to answer)."""
     values = _VALUES[s.action](s)
     return render(
         f"tasks/{s.action.value}",
         header=anchors.format_task_header(s.action.value),
-        sgr=_sgr(s),
+        answer=_ANSWER[s.action],
         **values,
     )

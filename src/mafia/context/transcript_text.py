@@ -20,9 +20,8 @@ from mafia.rules import SKIP
 from mafia.schemas import BallotLine, CompressedRoundSummary, DayRoundTranscript, SpeechLine
 
 NO_ROUNDS = "No day has been played yet."
-COMPRESSED_LABEL = "Earlier days, compressed (facts only):"
+COMPRESSED_LABEL = "Earlier days, one line each (facts only):"
 VERBATIM_LABEL = "Recent days, in full:"
-VOTE_PENDING = "Vote: pending (after the last speech)"
 
 
 def speech_line(line: SpeechLine) -> str:
@@ -78,8 +77,7 @@ def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 
     if trimmed:
         lines.append(trimmed_note(tr.speeches[:trimmed], seats))
     lines.extend(speech_line(s) for s in tr.speeches[trimmed:])
-    if tr.vote_outcome == PENDING:
-        lines.append(VOTE_PENDING)
+    if tr.vote_outcome == PENDING:  # the state names the step: the day's lines only grow
         return lines
     if tr.votes:
         lines.append(anchors.format_ballots("Votes", [(b.voter, b.target) for b in tr.votes]))
@@ -98,24 +96,20 @@ def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 
 
 
 def compressed_round(summary: CompressedRoundSummary) -> list[str]:
-    """One older round as facts: deaths, result, vote line, defense, accusations (claims are in
-    the claims ledger, which covers every round)."""
+    """One older round as one line of facts: the night's death, each vote's outcome with who
+    voted with whom, and who nominated the players it eliminated or tied (claims are in the claims
+    ledger, which covers every round). A quiet day reads
+    "Day 4: Night 3 killed no one; no elimination (all skipped)."
+    """
     k = summary.round_number
-    if k <= 1 and summary.night_death is None:
-        dawn = "no night kill before it"
-    elif summary.night_death is None:
-        dawn = f"Night {k - 1} killed no one"
-    else:
-        dawn = f"Night {k - 1} killed {summary.night_death}"
-    lines = [f"Day {k} summary: {dawn}; vote result: {summary.vote_result}."]
-    if summary.vote_line:
-        lines.append(f"Vote line: {summary.vote_line}")
+    parts = []
+    if k > 1 or summary.night_death is not None:
+        parts.append(f"Night {k - 1} killed {summary.night_death or 'no one'}")
+    parts.append(summary.vote_line or summary.vote_result)
     if summary.defense_note:
-        lines.append(f"Defense: {summary.defense_note}")
-    if summary.accusations:
-        pairs = [(a.accuser, a.accused) for a in summary.accusations]
-        lines.append(anchors.format_accusations(pairs))
-    return lines
+        parts.append(summary.defense_note)
+    parts.extend(f"{n.nominee} nominated by {', '.join(n.nominators)}" for n in summary.nominations)
+    return [f"{anchors.format_day_header(k)} {'; '.join(parts)}."]
 
 
 def _compressed_lines(entry: RoundEntry) -> list[str]:

@@ -8,18 +8,17 @@ reports and accusations. Any line may be missing: the reader then simply knows l
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from mafia.models.house_text import TextReading, read_text
 from mafia.prompts import anchors as a
 
 # Sections written by the stable (system) part: rules text may show example lines, so the
 # dynamic lines (speeches, votes, results...) are never read from them.
-_STATIC_SECTIONS = frozenset({a.IDENTITY, a.RULES, a.FIELD_GUIDE})
+_STATIC_SECTIONS = frozenset({a.IDENTITY, a.RULES})
 
 
 class SaidLine(NamedTuple):
@@ -138,6 +137,7 @@ _FIXED_PREFIXES = (
     ("Your Mafia partners: ", "partners"),
     ("Tied players: ", "tied"),
     ("Nominees: ", "nominees"),
+    ("Team kills: ", "kills"),
 )
 
 
@@ -373,6 +373,8 @@ def _read_fixed(view: PromptView, fixed: dict[str, str], night_deaths: list[tupl
     view.dead = [d for d in view.dead if d[0] not in living]
     if "partners" in fixed:
         _read_partners(view, fixed["partners"])
+    if "kills" in fixed:
+        _read_kills(view, fixed["kills"])
     if "tied" in fixed:
         view.tied = _names_of(_field(a.TIED_LINE, "names", fixed["tied"]))
     if "nominees" in fixed:
@@ -410,43 +412,28 @@ def _read_partners(view: PromptView, line: str) -> None:
 
 
 def _read_memory(view: PromptView, memory_text: str) -> None:
-    # The JSON object may follow a line of explanation.
-    start, stop = memory_text.find("{"), memory_text.rfind("}")
-    if start < 0 or stop <= start:
-        return
-    try:
-        data = json.loads(memory_text[start : stop + 1])
-    except ValueError:
-        return
-    if not isinstance(data, dict):
-        return
-    beliefs = data.get("beliefs")
-    source = beliefs if isinstance(beliefs, dict) else data
-    for item in _list(source.get("suspicions")):
-        player, level = item.get("player"), item.get("level")
-        if isinstance(player, str) and isinstance(level, int) and not isinstance(level, bool):
-            view.memory_levels[player] = level
-    facts = data.get("facts")
-    if isinstance(facts, dict):
-        if not view.results:
-            for item in _list(facts.get("investigation_results")):
-                target, result, night = item.get("target"), item.get("result"), item.get("round")
-                if isinstance(target, str) and result in ("Mafia", "Not Mafia"):
-                    view.results.append((night if isinstance(night, int) else 0, target, result))
-        for item in _list(facts.get("protection_history")):
-            night, target = item.get("round"), item.get("target")
-            if isinstance(night, int) and isinstance(target, str):
-                view.protections.append((night, target))
-        for item in _list(facts.get("kill_history")):
-            target, outcome = item.get("target"), item.get("outcome")
-            if isinstance(target, str) and isinstance(outcome, str):
-                view.kills.append((target, outcome))
-        if not view.plans:
-            for item in _list(facts.get("night_zero_strategies")):
-                speaker, strategy = item.get("speaker"), item.get("strategy")
-                if isinstance(speaker, str) and isinstance(strategy, str):
-                    view.plans.append((speaker, strategy))
+    """Suspicion levels, the Doctor's protections and the team's night-zero plans."""
+    plans: list[tuple[str, str]] = []
+    for line in memory_text.split("\n"):
+        if line.startswith("Your suspicions "):
+            m = a.SUSPICIONS_LINE.match(line)
+            if m:
+                for e in a.SUSPICION_ENTRY.finditer(m["entries"]):
+                    view.memory_levels[e["name"]] = int(e["level"])
+        elif line.startswith("Your protections: "):
+            m = a.PROTECTIONS_LINE.match(line)
+            if m:
+                for e in a.NIGHT_ENTRY.finditer(m["entries"]):
+                    view.protections.append((int(e["night"]), e["name"]))
+        elif " wrote: " in line:
+            m = a.STRATEGY_LINE.match(line)
+            if m:
+                plans.append((m["speaker"], m["text"]))
+    if not view.plans:
+        view.plans = plans
 
 
-def _list(value: Any) -> list[dict[str, Any]]:
-    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+def _read_kills(view: PromptView, line: str) -> None:
+    m = a.KILLS_LINE.match(line)
+    if m:
+        view.kills = [(e["target"], e["outcome"]) for e in a.KILL_ENTRY.finditer(m["entries"])]

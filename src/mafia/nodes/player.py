@@ -299,6 +299,7 @@ def finish_turn(
         "user": prompt.user,
         "tokens": dict(prompt.token_counts()),
         "total_tokens": prompt.total_tokens,
+        "trimmed": list(prompt.trimmed),
         **turn_tokens(attempts),
         "attempts": attempts,
         "choice": choice,

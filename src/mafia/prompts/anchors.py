@@ -136,8 +136,6 @@ def format_claim(player: str, role: str, day: int | None = None) -> str:
 
 # ---- additional anchors (the context builder's other fixed lines) ------------------------------
 
-FIELD_GUIDE = "[ANSWER FIELD GUIDE]"
-
 ROUND_LINE = re.compile(r"^Round: (?P<phase>Day|Night) (?P<number>\d+)$", re.M)
 DEAD_LINE = re.compile(r"^Dead: (?P<entries>.*)$", re.M)
 NOMINEES_LINE = re.compile(r"^Nominees: (?P<names>.*)$", re.M)
@@ -151,27 +149,31 @@ STRATEGY_LINE = re.compile(r'^- (?P<speaker>.+?) wrote: "(?P<text>.*)"$', re.M)
 
 NONE = "none"
 
-# Compressed rounds list their accusations (nominations included) on one line, grouped by
-# accuser: "Accusations: Player 1 -> Player 3; Player 2 -> Player 4, Player 7".
-ACCUSATIONS_LINE = re.compile(r"^Accusations: (?P<entries>.*)$", re.M)
+# ---- memory and Mafia info lines (the house model reads them back) ------------------------------
+
+# The player's own latest suspicion levels, in seat order: "Your suspicions (0-10): Player 1: 8, ...".
+SUSPICIONS_LINE = re.compile(r"^Your suspicions \(0-10\): (?P<entries>.*)$", re.M)
+SUSPICION_ENTRY = re.compile(r"(?:^|, )(?P<name>[^,]+?): (?P<level>-?\d+)(?=, |$)")
+# The Doctor's protections, one entry a night: "Your protections: Player 6 (night 1), ...".
+PROTECTIONS_LINE = re.compile(r"^Your protections: (?P<entries>.*)$", re.M)
+NIGHT_ENTRY = re.compile(r"(?:^|, )(?P<name>[^,]+?) \(night (?P<night>\d+)\)")
+# The Mafia's kills in Mafia info: "Team kills: Night 1: Player 7 (killed); Night 2: skip (skipped)".
+KILLS_LINE = re.compile(r"^Team kills: (?P<entries>.*)$", re.M)
+KILL_ENTRY = re.compile(r"Night (?P<night>\d+): (?P<target>[^;]+?) \((?P<outcome>killed|survived|skipped)\)")
 
 
-def format_accusations(pairs: Sequence[tuple[str, str]]) -> str:
-    """Every (accuser, accused) pair on one line, grouped by accuser in first-seen order."""
-    grouped: dict[str, list[str]] = {}
-    for accuser, accused in pairs:
-        grouped.setdefault(accuser, []).append(accused)
-    return "Accusations: " + "; ".join(f"{a} -> {', '.join(b)}" for a, b in grouped.items())
+def format_suspicions(levels: Sequence[tuple[str, int]]) -> str:
+    return "Your suspicions (0-10): " + ", ".join(f"{name}: {level}" for name, level in levels)
 
 
-def parse_accusations(field: str) -> list[tuple[str, str]]:
-    """The (accuser, accused) pairs of an accusations line's field (``format_accusations``)."""
-    pairs: list[tuple[str, str]] = []
-    for group in field.split("; "):
-        accuser, sep, accused = group.partition(" -> ")
-        if sep:
-            pairs.extend((accuser.strip(), name) for name in split_names(accused))
-    return pairs
+def format_protections(entries: Sequence[tuple[int, str]]) -> str:
+    """The Doctor's protections by night, e.g. "Your protections: Player 6 (night 1)"."""
+    return "Your protections: " + ", ".join(f"{target} (night {night})" for night, target in entries)
+
+
+def format_kill(night: int, target: str, outcome: str) -> str:
+    """One entry of the Mafia's kills line, e.g. "Night 2: Player 3 (survived)"."""
+    return f"Night {night}: {target} ({outcome})"
 
 
 def format_round(phase: str, number: int) -> str:
@@ -248,5 +250,7 @@ ENGINE_LINE_PATTERNS: tuple[re.Pattern[str], ...] = (
     LAST_WORDS_LINE,
     CLAIM_LINE,
     ACCUSATION_LINE,
-    ACCUSATIONS_LINE,
+    SUSPICIONS_LINE,
+    PROTECTIONS_LINE,
+    KILLS_LINE,
 )

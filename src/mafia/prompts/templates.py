@@ -14,21 +14,18 @@ from importlib import resources
 from string import Template
 
 _SECTION = frozenset({"header"})
-_TASK = frozenset({"header", "sgr"})
+_TASK = frozenset({"header", "answer"})
 
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
-    "sections/identity": _SECTION
-    | {"identity_line", "seat", "table_size", "persona_line", "team", "playbook"},
+    "sections/identity": _SECTION | {"identity_line", "persona_line", "playbook"},
     "sections/rules": _SECTION | {"seats", "composition", "round_cap"},
-    "sections/field_guide": _SECTION,
     "sections/state": _SECTION | {"round_line", "step", "living_line", "dead_line", "day_lines"},
     "sections/mafia_info": _SECTION | {"partners_line", "partner_note", "kills", "tonight"},
     "sections/investigations": _SECTION | {"results"},
     "sections/recent": _SECTION | {"since", "events"},
     "sections/defense": _SECTION | {"tied_line", "counts", "ballots_line", "order"},
     "sections/transcript": _SECTION | {"body"},
-    "sections/memory": _SECTION | {"memory_json"},
-    "tasks/sgr": frozenset({"suspects", "answer"}),
+    "sections/memory": _SECTION | {"body"},
     "tasks/speak": _TASK | {"day", "position", "targets_line"},
     "tasks/vote": _TASK | {"day", "targets_line"},
     "tasks/revote": _TASK | {"targets_line"},
