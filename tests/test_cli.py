@@ -31,11 +31,11 @@ def test_play_shows_the_game_and_writes_logs(tmp_path: Path) -> None:
 
 def test_reveal_shows_private_actions_and_quiet_hides_the_day(tmp_path: Path) -> None:
     revealed = runner.invoke(
-        app, ["play", "--seed", "2", "--reveal", "--no-checkpoint", "--out", str(tmp_path)]
+        app, ["play", "--seed", "3", "--reveal", "--no-checkpoint", "--out", str(tmp_path)]
     )
     assert revealed.exit_code == 0, revealed.output
     assert "(mafia" in revealed.output and "(doctor)" in revealed.output
-    quiet = runner.invoke(app, ["play", "--seed", "2", "--quiet", "--no-checkpoint", "--out", str(tmp_path)])
+    quiet = runner.invoke(app, ["play", "--seed", "3", "--quiet", "--no-checkpoint", "--out", str(tmp_path)])
     assert quiet.exit_code == 0
     assert "Day 1" not in quiet.output and "Winner:" in quiet.output
     assert "(mafia" not in quiet.output

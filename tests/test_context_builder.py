@@ -55,8 +55,8 @@ class TestContextBuilder:
     def test_all_sections_in_order(self, key: tuple[ActionKind, Role]) -> None:
         action, role = key
         prompt = render(key)
-        # The table's rules, the public transcript, the player's identity, then what changes.
-        expected = ["rules", "transcript", "identity", "state"]
+        # The table's rules, the public record, the player's identity, then what is theirs alone.
+        expected = ["rules", "transcript", "state", "identity"]
         if role in ROLE_SECTIONS:
             expected.append(ROLE_SECTIONS[role])
         if action in (ActionKind.DEFENSE, ActionKind.REVOTE):
@@ -290,6 +290,7 @@ class TestPrefixStability:
         prompts = [build_context(events, p, action) for p in ("Player 1", "Player 2", "Player 3")]
         heads = {p.system + "\n" + p.user[: p.user.index(anchors.IDENTITY)] for p in prompts}
         assert len(heads) == 1 and anchors.TRANSCRIPT in next(iter(heads))
+        assert anchors.STATE in next(iter(heads))
 
     def test_system_holds_only_the_stable_sections(self) -> None:
         prompt = render((ActionKind.SPEAK, Role.TOWN))

@@ -53,7 +53,7 @@ class Suspicion(BaseModel):
     """Your suspicion of one living player."""
 
     model_config = _NESTED
-    player: str
+    player: str = Field(description="Exact name.")
     level: int = Field(description="0 innocent, 5 unsure, 10 surely Mafia")
     reasoning: str = Field(description="One sentence of evidence.")
 
@@ -62,7 +62,7 @@ class Relationship(BaseModel):
     """An alliance or conflict you perceive."""
 
     model_config = _NESTED
-    players: list[str]
+    players: list[str] = Field(description="Exact names.")
     kind: str = Field(description="alliance, conflict or unclear")
     note: str = Field(description="One sentence: what you saw.")
 

@@ -3,8 +3,9 @@
 The log goes through ``views.player_view`` first; everything after that (sections, transcript,
 memory, task) is derived from the view. The prompt is laid out for provider prefix caches (see
 ``build_context``): the system message holds the rules, byte-identical for every player all game;
-the user message opens with the public transcript, then the player's identity, then what changes
-on every call, ending with the task. Every section's tokens are counted exactly (o200k_base).
+the user message opens with the public record (transcript, then state), then the player's
+identity, then what is the player's alone, ending with the task. Every section's tokens are
+counted exactly (o200k_base).
 """
 
 from __future__ import annotations
@@ -161,8 +162,9 @@ def build_context(
     call): the system message holds the rules (identical for every player at the table, byte-stable
     all game); the user message opens with the public transcript, identical for every player at the
     same moment and only growing within a day, so each call shares schema, rules and transcript
-    with the call before it, whoever made it; then the player's identity, then what changes on
-    every call (state, role info, recent events, memory) and the task last.
+    with the call before it, whoever made it; then the state (the same for every player at the
+    same step: every ballot of a vote shares it too); then the player's identity, then what is
+    the player's alone and changes (role info, recent events, memory) and the task last.
     """
     record = read_view(player_view(events, player), player)
     s = Situation(record=record, action=action, game_over=game_over)
@@ -175,7 +177,8 @@ def build_context(
     compressed, verbatim = manager.window(full=policy.full_transcript)
     hot = _Hot(list(compressed), list(verbatim), len(memory.recent_reasoning))
 
-    role_parts: list[Part] = [("state", sections.state(s), False)]
+    state: Part = ("state", sections.state(s), False)
+    role_parts: list[Part] = []
     if s.role is Role.MAFIA:
         role_parts.append(("mafia_info", sections.mafia_info(s, memory.facts.kill_history), False))
     if s.role is Role.DETECTIVE:
@@ -192,7 +195,7 @@ def build_context(
             trimmed_speeches=hot.trimmed_speeches,
             ledger=policy.claims_ledger,
         )
-        parts: list[Part] = [("transcript", sections.transcript(body), False), identity, *role_parts]
+        parts: list[Part] = [("transcript", sections.transcript(body), False), state, identity, *role_parts]
         if recent_text and not hot.recent_dropped:
             parts.append(("recent_events", recent_text, False))
         if defense_text:
