@@ -125,7 +125,7 @@ def test_a_record_is_billed_per_call_and_in_total() -> None:
     cache = GameCache()
     cache.bill(_record(BASE))
     record = {"attempts": [_record(BASE[:1300])["attempts"][0], _record(BASE[:2000])["attempts"][0]]}
-    cache.bill(record)
+    record = cache.bill(record)
     first, second = record["attempts"]
     assert (first["cached_tokens"], second["cached_tokens"]) == (1280, 1920)
     assert first["billed_tokens"] == 1300 - 1280 + 0.25 * 1280

@@ -158,18 +158,18 @@ class GameCache:
         return 0 if hits == 0 else CACHE_MIN + CACHE_STEP * (hits - 1)
 
     def bill(self, record: JSON) -> JSON:
-        """Add the cache fields to ``record`` (and to each of its attempts); returns it."""
-        cached_sum = 0
-        billed_sum = 0.0
+        """``record`` with the cache fields added to it and to each of its attempts (a new record:
+        the one given, which may live in the game's state, is left as it is)."""
+        attempts: list[JSON] = []
         for attempt in record.get("attempts", []):
-            if "prefix_keys" not in attempt:
-                continue
-            cached = self.serve(attempt["prefix_keys"])
-            cost = billed(attempt["prompt_tokens"] + attempt["schema_tokens"], cached)
-            attempt["cached_tokens"] = cached
-            attempt["billed_tokens"] = cost
-            cached_sum += cached
-            billed_sum += cost
-        record["cached_tokens"] = cached_sum
-        record["billed_tokens"] = billed_sum
-        return record
+            if "prefix_keys" in attempt:
+                cached = self.serve(attempt["prefix_keys"])
+                cost = billed(attempt["prompt_tokens"] + attempt["schema_tokens"], cached)
+                attempt = {**attempt, "cached_tokens": cached, "billed_tokens": cost}
+            attempts.append(attempt)
+        return {
+            **record,
+            "attempts": attempts,
+            "cached_tokens": sum(a.get("cached_tokens", 0) for a in attempts),
+            "billed_tokens": sum((a.get("billed_tokens", 0.0) for a in attempts), 0.0),
+        }

@@ -6,7 +6,6 @@ specs), and optionally an output folder. It returns the final state with the eve
 
 from __future__ import annotations
 
-import copy
 import fcntl
 import json
 import sqlite3
@@ -121,7 +120,7 @@ class RunLog:
     def prompt(self, record: JSON) -> None:
         """Every prompt record of the game passes here once, in its final order (a resumed run
         passes the checkpointed ones again, which rebuilds the cache's view of earlier calls)."""
-        record = self.cache.bill(copy.deepcopy(record))
+        record = self.cache.bill(record)
         self._write("prompts", record)
         if self.on_prompt is not None:
             self.on_prompt(record)
