@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from itertools import count
@@ -161,12 +162,26 @@ def sqlite_checkpointer(path: Path) -> Iterator[SqliteSaver]:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
+    _use_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     try:
         yield SqliteSaver(conn)
     finally:
         conn.close()
+
+
+def _use_wal(conn: sqlite3.Connection, tries: int = 100) -> None:
+    """Switch ``conn``'s file to WAL. Processes that open one new file at once (two runs started
+    together) race for that switch, and SQLite reports the loser busy at once, without waiting:
+    so the switch is tried again, briefly, before that counts as a failure."""
+    for attempt in range(tries):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == tries - 1:
+                raise
+            time.sleep(0.05)
 
 
 class RunExists(FileExistsError):
