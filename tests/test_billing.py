@@ -329,7 +329,6 @@ def test_every_reask_is_billed_as_a_call_of_its_own() -> None:
         # The re-ask is sent with the per-call schema whose choice is an enum of the legal
         # options; the schema comes first in the cached sequence, so the re-ask shares no cached
         # prefix with the first ask (which kept the game-stable schema and so shares the table's).
-        assert retry["schema_tokens"] > first["schema_tokens"]
         assert retry["prefix_keys"][0] != first["prefix_keys"][0]
         for name in ("prompt_tokens", "schema_tokens", "output_tokens", "cached_tokens", "billed_tokens"):
             assert record[name] == first[name] + retry[name]

@@ -95,8 +95,8 @@ def test_last_two_reasonings_verbatim_and_older_plans_condensed() -> None:
         (5, "Reasoning 5."),
     ]
     assert memory.strategy_summary == (
-        'Day 1 speak: "Plan 1: press Player 2." | (2 intermediate plans condensed away) | '
-        'Day 4 speak: "Plan 4: press Player 1." | Day 5 speak: "Plan 5: press Player 2."'
+        'Day 1 speak: "Plan 1: press Player 2." | (3 intermediate plans condensed away) | '
+        'Day 5 speak: "Plan 5: press Player 2."'
     )
 
 
@@ -165,7 +165,6 @@ def test_suspicions_are_one_line_with_the_reasons_of_the_highest_only() -> None:
     assert [name for name in ("Player 1", "Player 3", "Player 4", "Player 5") if f"{name}:" in why] == [
         "Player 1",
         "Player 3",
-        "Player 4",
     ]
 
 

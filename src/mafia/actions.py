@@ -53,56 +53,52 @@ class Suspicion(BaseModel):
     """Your suspicion of one living player."""
 
     model_config = _NESTED
-    player: str = Field(description="Exact name.")
-    level: int = Field(description="0 innocent, 5 unsure, 10 surely Mafia")
-    reasoning: str = Field(description="One sentence of evidence.")
+    player: str
+    level: int = Field(description="0 innocent to 10 surely Mafia")
+    reasoning: str = Field(description="One sentence.")
 
 
 class Relationship(BaseModel):
     """An alliance or conflict you perceive."""
 
     model_config = _NESTED
-    players: list[str] = Field(description="Exact names.")
-    kind: str = Field(description="alliance, conflict or unclear")
-    note: str = Field(description="One sentence: what you saw.")
+    players: list[str]
+    kind: str = Field(description="alliance or conflict")
+    note: str
 
 
 class ActionBase(BaseModel):
     """The reasoning fields every answer starts with, filled in this order before acting."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra=_untitled)
-    observations: str = Field(description="New facts since your last turn.")
+    observations: str = Field(description="What is new since your last turn.")
     suspicions: list[Suspicion] = Field(
-        description="Every other living player; revise your last levels. As Mafia, rate the "
-        "danger to your team."
+        description="Every other living player. As Mafia: danger to your team."
     )
-    relationships: list[Relationship] = Field(description="Who backs or clashes with whom (may be empty).")
-    pattern_notes: list[str] = Field(
-        description="Voting habits, claims, contradictions worth remembering (may be empty)."
-    )
-    strategy: str = Field(description="Your plan; the first sentence states it.")
+    relationships: list[Relationship] = Field(description="Alliances and conflicts you see (may be empty).")
+    pattern_notes: list[str] = Field(description="Habits, claims, contradictions to remember (may be empty).")
+    strategy: str = Field(description="Your plan; its first sentence states it.")
     reasoning: str = Field(description="Why your text and choice follow.")
 
 
+def _undescribed(schema: dict[str, Any]) -> None:
+    _untitled(schema)
+    schema.pop("description", None)
+
+
 # One schema for every action keeps the response format identical across a player's calls, so a
-# provider's prefix cache (which starts with the schema) serves all of them.
+# provider's prefix cache (which starts with the schema) serves all of them. Its docstring stays
+# out of the schema: the fields say it all, and the rules say what others see.
 class Answer(ActionBase):
     """Your answer: the reasoning fields in order, then the text and the choice the task asks for,
     and the role a speech claims. Only text, choice and claim are shown to others (Mafia messages
     and plans to partners only)."""
 
-    text: str | None = Field(
-        description="In your persona's voice: speech, defense, last words, Mafia message or plan. "
-        "null if the task asks for none."
-    )
-    choice: str | None = Field(
-        description='One exact name from "Valid targets". null if the task asks for none or you '
-        "nominate no one."
-    )
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_undescribed)
+    text: str | None = Field(description="Your words, in your persona's voice; null if the task asks none.")
+    choice: str | None = Field(description="One exact name from Valid targets; null for none.")
     claim: str | None = Field(
-        description="The role you publicly claim in this speech, defense or last words, if any: "
-        '"Detective", "Doctor", "Town" or "Mafia" (shown to everyone, true or not). null when you '
-        "claim no role in it, and for every other task."
+        description="The role your words publicly claim, if any: Detective, Doctor, Town or Mafia; else null."
     )
 
 

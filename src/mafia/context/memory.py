@@ -36,9 +36,9 @@ from mafia.schemas import (
 )
 
 RECENT_REASONINGS = 2
-SUMMARY_PLANS = 3
-TOP_REASONS = 3
-_PLAN_WORDS = 20
+SUMMARY_PLANS = 2
+TOP_REASONS = 2
+_PLAN_WORDS = 12
 EMPTY = "Nothing yet: this is your first turn."
 NIGHT_ACTIONS = frozenset(
     {
