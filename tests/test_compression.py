@@ -66,7 +66,7 @@ class TestTranscriptCompression:
             vote_outcome="no elimination",
         )
         assert compressed_round(compress_round(tr, SEATS)) == [
-            "Day 4: Night 3 killed no one; no elimination (all skipped)."
+            "Day 4: no night kill; no elimination (all skipped)."
         ]
         assert compressed_round(
             compress_round(DayRoundTranscript(round_number=1, vote_outcome="no vote"), SEATS)

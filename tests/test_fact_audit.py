@@ -72,7 +72,7 @@ GAMES: dict[str, tuple[dict[str, Any], Callable[[], Any], ContextPolicy | None]]
     "house-16": ({"seed": 4, "players": 16}, lambda: HouseModel(seed=4), None),
     "random-7": ({"seed": 5, "players": 7}, lambda: RandomLegalModel(seed=5), None),
     "random-12": ({"seed": 6, "players": 12}, lambda: RandomLegalModel(seed=6), None),
-    "claims-9": ({"seed": 7, "players": 9}, lambda: ScriptedModel(script=claiming(False)), None),
+    "claims-9": ({"seed": 9, "players": 9}, lambda: ScriptedModel(script=claiming(False)), None),
     "claims-14": ({"seed": 8, "players": 14}, lambda: ScriptedModel(script=claiming(False)), None),
     "long-8": (
         {"seed": 9, "players": 8, "round_cap": 10},

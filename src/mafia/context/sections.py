@@ -20,20 +20,6 @@ from mafia.prompts.templates import render, template
 from mafia.rules import Role
 from mafia.schemas import KillRecord, PlayerMemory
 
-_STEP = {
-    ActionKind.SPEAK: "discussion",
-    ActionKind.VOTE: "vote",
-    ActionKind.DEFENSE: "defense speeches before the revote",
-    ActionKind.REVOTE: "revote between the tied players",
-    ActionKind.LAST_WORDS: "last words of the player voted out",
-    ActionKind.NIGHT_ZERO: "Mafia strategy meeting (no kill tonight)",
-    ActionKind.MAFIA_ROUND1: "Mafia kill, Round 1",
-    ActionKind.MAFIA_ROUND2: "Mafia kill, Round 2",
-    ActionKind.NIGHT_KILL: "Mafia kill (direct choice)",
-    ActionKind.PROTECT: "Doctor protection",
-    ActionKind.INVESTIGATE: "Detective investigation",
-}
-
 
 def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
@@ -97,7 +83,7 @@ def rules(s: Situation) -> str:
 
 
 def state(s: Situation) -> str:
-    """Fresh ground truth: the round, the step, exact living and dead lists, today's nominees. The
+    """Fresh ground truth: the round, exact living and dead lists, today's nominees. The
     same for every player at the same step (the task says where the player speaks)."""
     day_lines: list[str] = []
     if not s.is_night and s.speaking_order:
@@ -107,7 +93,6 @@ def state(s: Situation) -> str:
         "sections/state",
         header=anchors.STATE,
         round_line=anchors.format_round(s.phase, s.number),
-        step=_STEP[s.action],
         living_line=anchors.format_living(s.living),
         dead_line=anchors.format_dead([(d.player, d.how) for d in s.record.deaths]),
         day_lines="\n".join(day_lines),

@@ -99,12 +99,14 @@ def compressed_round(summary: CompressedRoundSummary) -> list[str]:
     """One older round as one line of facts: the night's death, each vote's outcome with who
     voted with whom, and who nominated the players it eliminated or tied (claims are in the claims
     ledger, which covers every round). A quiet day reads
-    "Day 4: Night 3 killed no one; no elimination (all skipped)."
+    "Day 4: no night kill; no elimination (all skipped)."
     """
     k = summary.round_number
     parts = []
-    if k > 1 or summary.night_death is not None:
-        parts.append(f"Night {k - 1} killed {summary.night_death or 'no one'}")
+    if summary.night_death is not None:
+        parts.append(f"Night {k - 1} killed {summary.night_death}")
+    elif k > 1:
+        parts.append("no night kill")
     parts.append(summary.vote_line or summary.vote_result)
     if summary.defense_note:
         parts.append(summary.defense_note)

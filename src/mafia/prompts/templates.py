@@ -19,7 +19,7 @@ _TASK = frozenset({"header", "answer"})
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     "sections/identity": _SECTION | {"identity_line", "persona_line", "playbook"},
     "sections/rules": _SECTION | {"seats", "composition", "round_cap"},
-    "sections/state": _SECTION | {"round_line", "step", "living_line", "dead_line", "day_lines"},
+    "sections/state": _SECTION | {"round_line", "living_line", "dead_line", "day_lines"},
     "sections/mafia_info": _SECTION | {"partners_line", "partner_note", "kills", "tonight"},
     "sections/investigations": _SECTION | {"results"},
     "sections/recent": _SECTION | {"since", "events"},
