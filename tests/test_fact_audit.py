@@ -123,7 +123,7 @@ def test_every_prompt_holds_every_fact_its_player_is_entitled_to(
 def test_the_games_reach_the_ages_and_facts_the_audit_is_about() -> None:
     with pytest.MonkeyPatch.context() as patch:
         long_games = play(patch, "long-16")
-        claims = play(patch, "claims-9")
+        claims = play(patch, "claims-14")
         budget = play(patch, "budget-10")
     assert max(b.prompt.round_number for b in long_games) == 10
     assert any("Earlier days" in b.prompt.user for b in long_games)
