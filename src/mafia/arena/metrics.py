@@ -69,7 +69,7 @@ def add_up(counts: Iterable[Mapping[str, Any]]) -> JSON:
     return total
 
 
-def _by_round(rows: Sequence[JSON]) -> JSON:
+def tokens_by_round(rows: Sequence[JSON]) -> JSON:
     """Median and 95th percentile of each token field per call, round by round."""
     rounds = sorted({int(r["round"]) for r in rows})
     out: JSON = {}
@@ -153,7 +153,7 @@ def group_metrics(games: Sequence[JSON]) -> JSON:
         "calls_per_game": spread([g["calls"] for g in games]),
         "critical_path_calls": spread([g["critical_calls"] for g in games]),
         "tokens_per_call": {name: spread([r[name] for r in rows]) for name in TOKEN_FIELDS},
-        "tokens_per_call_by_round": _by_round(rows),
+        "tokens_per_call_by_round": tokens_by_round(rows),
         "tokens_per_game": {name: spread([g["tokens"][name] for g in games]) for name in TOKEN_FIELDS},
         "billed_tokens": sum(g["tokens"]["billed_tokens"] for g in games),
         "stable_prefix_share": rate(cached, sent),
