@@ -69,8 +69,9 @@ def wins_plot(groups: Groups, path: Path) -> Path:
     for k, side in enumerate(sides):
         xs = [i + (k - 1) * width for i in range(len(groups))]
         rates = [figs["wins"][side]["rate"] or 0.0 for _, figs in groups]
-        low = [r - figs["wins"][side]["low"] for r, (_, figs) in zip(rates, groups, strict=True)]
-        high = [figs["wins"][side]["high"] - r for r, (_, figs) in zip(rates, groups, strict=True)]
+        # Clamped: the interval's ends may sit a rounding error inside a rate of 0 or 1.
+        low = [max(0.0, r - figs["wins"][side]["low"]) for r, (_, figs) in zip(rates, groups, strict=True)]
+        high = [max(0.0, figs["wins"][side]["high"] - r) for r, (_, figs) in zip(rates, groups, strict=True)]
         ax.bar(xs, rates, width, yerr=[low, high], capsize=3, label=side)
     ax.set_xticks(range(len(groups)), [label for label, _ in groups], fontsize="small")
     ax.set_ylim(0, 1)
