@@ -184,6 +184,12 @@ def test_folders_that_are_no_arena_get_a_clear_error(tmp_path: Path, arena: Path
     with pytest.raises(ArenaError, match=r"seed-2/events\.jsonl: event 3 is not a valid event"):
         summarize(broken)
     events.write_text("\n".join(lines), encoding="utf-8")
+    prompts = events.parent / "prompts.jsonl"
+    kept = prompts.read_text(encoding="utf-8")
+    prompts.write_text(kept + '{"round": 9, "player": "Player 1"}\n', encoding="utf-8")
+    with pytest.raises(ArenaError, match=r"seed-2/prompts\.jsonl: record \d+ is not a prompt record"):
+        summarize(broken)
+    prompts.write_text(kept, encoding="utf-8")
     (events.parent / "result.json").write_text("[1]", encoding="utf-8")
     with pytest.raises(ArenaError, match=r"seed-2/result\.json: expected a JSON object"):
         summarize(broken)

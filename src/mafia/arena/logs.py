@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mafia.actions import ActionKind
 from mafia.events import EventBase, parse_event
 
 JSON = dict[str, Any]
@@ -39,13 +40,24 @@ class GameLog:
 
 
 @dataclass(frozen=True)
+class GameRef:
+    """Where a game sits in the arena's grid, and its run folder."""
+
+    policy: str
+    model: str
+    seed: int
+    folder: Path
+
+
+@dataclass(frozen=True)
 class Arena:
-    """An arena's request (``arena.json``, empty when absent), its finished games, and the folders
+    """An arena's request (``arena.json``, empty when absent), its finished games (read one at a
+    time with ``load_game``: a large arena's logs need not fit in memory together), and the folders
     of games without a result (stopped or still running), which no metric counts."""
 
     folder: Path
     request: JSON
-    games: list[GameLog]
+    finished: list[GameRef]
     unfinished: list[Path]
 
 
@@ -97,8 +109,28 @@ def read_events(path: Path) -> list[EventBase]:
     return events
 
 
-def game_folders(arena_dir: Path) -> Iterator[tuple[str, str, int, Path]]:
-    """(policy, model label, seed, folder) of every game folder, in a stable order."""
+def read_prompts(path: Path) -> list[JSON]:
+    """The prompt records of a prompts.jsonl; ArenaError names a record that lacks what the metrics
+    read (its round, player, action and attempts)."""
+    records = read_jsonl(path)
+    actions = {kind.value for kind in ActionKind}
+    for number, r in enumerate(records, start=1):
+        attempts = r.get("attempts")
+        if not (
+            isinstance(r.get("round"), int)
+            and isinstance(r.get("player"), str)
+            and r.get("action") in actions
+            and isinstance(attempts, list)
+            and all(isinstance(a, dict) for a in attempts)
+        ):
+            raise ArenaError(
+                f"{path}: record {number} is not a prompt record (round, player, action, attempts)"
+            )
+    return records
+
+
+def game_folders(arena_dir: Path) -> Iterator[GameRef]:
+    """Every game folder of the arena, in a stable order (policy, model, seed)."""
     root = arena_dir / GAMES
     for policy in sorted(p for p in root.iterdir() if p.is_dir()):
         for model in sorted(m for m in policy.iterdir() if m.is_dir()):
@@ -106,36 +138,34 @@ def game_folders(arena_dir: Path) -> Iterator[tuple[str, str, int, Path]]:
                 (int(m["seed"]), s) for s in model.iterdir() if s.is_dir() and (m := _SEED.match(s.name))
             )
             for seed, folder in seeds:
-                yield policy.name, model.name, seed, folder
+                yield GameRef(policy.name, model.name, seed, folder)
 
 
-def load_game(policy: str, model: str, seed: int, folder: Path) -> GameLog:
+def load_game(ref: GameRef) -> GameLog:
     """A finished game's logs, parsed."""
+    folder = ref.folder
     return GameLog(
-        policy=policy,
-        model=model,
-        seed=seed,
+        policy=ref.policy,
+        model=ref.model,
+        seed=ref.seed,
         folder=folder,
         events=read_events(folder / "events.jsonl"),
-        prompts=read_jsonl(folder / "prompts.jsonl"),
+        prompts=read_prompts(folder / "prompts.jsonl"),
         run=read_json(folder / "run.json"),
         result=read_json(folder / RESULT_FILE),
     )
 
 
 def load_arena(arena_dir: Path) -> Arena:
-    """Every game of the arena in ``arena_dir``; ArenaError if it is not one."""
+    """The arena in ``arena_dir``: its request and its games, finished or not; ArenaError if it is
+    not one."""
     arena_dir = Path(arena_dir)
     if not arena_dir.is_dir():
         raise ArenaError(f"{arena_dir}: no such folder")
     if not (arena_dir / GAMES).is_dir():
         raise ArenaError(f"{arena_dir}: not an arena folder (it has no {GAMES}/ folder)")
     request = read_json(arena_dir / ARENA_FILE) if (arena_dir / ARENA_FILE).exists() else {}
-    games: list[GameLog] = []
-    unfinished: list[Path] = []
-    for policy, model, seed, folder in game_folders(arena_dir):
-        if (folder / RESULT_FILE).exists():
-            games.append(load_game(policy, model, seed, folder))
-        else:
-            unfinished.append(folder)
-    return Arena(arena_dir, request, games, unfinished)
+    games = list(game_folders(arena_dir))
+    finished = [g for g in games if (g.folder / RESULT_FILE).exists()]
+    unfinished = [g.folder for g in games if not (g.folder / RESULT_FILE).exists()]
+    return Arena(arena_dir, request, finished, unfinished)

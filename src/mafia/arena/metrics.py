@@ -20,7 +20,7 @@ from mafia.arena.calls import (
     rejections,
     stable_prefix,
 )
-from mafia.arena.logs import GameLog, load_arena
+from mafia.arena.logs import GameLog, load_arena, load_game
 from mafia.arena.outcomes import consensus, consensus_rates, game_over, revotes, win_rates
 from mafia.arena.reads import deduction, fact_presence, grounding_slips
 from mafia.arena.stats import quantile, rate, spread
@@ -233,7 +233,7 @@ def summarize(arena_dir: Path) -> JSON:
     """The arena's summary, JSON-ready: its request, its games, the figures of every policy and
     model (``groups[policy][model]``), and the judge's verdicts."""
     arena = load_arena(Path(arena_dir))
-    games = [game_metrics(g) for g in arena.games]
+    games = [game_metrics(load_game(ref)) for ref in arena.finished]
     groups: dict[str, JSON] = {}
     for policy, model in sorted({(g["policy"], g["model"]) for g in games}):
         mine = [g for g in games if g["policy"] == policy and g["model"] == model]
