@@ -171,6 +171,10 @@ def test_folders_that_are_no_arena_get_a_clear_error(tmp_path: Path, arena: Path
         load_arena(tmp_path / "missing")
     with pytest.raises(ArenaError, match="not an arena folder"):
         load_arena(tmp_path)
+    (tmp_path / "games").mkdir()
+    with pytest.raises(ArenaError, match="no finished game to report on yet"):
+        write_report(tmp_path, echo=print)
+    assert not (tmp_path / "report").exists()
     broken = tmp_path / "broken"
     shutil.copytree(arena / "games" / "seed-window", broken / "games" / "seed-window")
     events = broken / "games" / "seed-window" / "house" / "seed-2" / "events.jsonl"

@@ -23,6 +23,12 @@ def labelled(groups: Mapping[str, Mapping[str, JSON]]) -> Groups:
     return [(f"{p} / {m}", figs) for p in sorted(groups) for m, figs in sorted(groups[p].items())]
 
 
+def _legend(ax: Axes) -> None:
+    """A legend, where anything is labelled."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+
+
 def _save(fig: Figure, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})
@@ -56,7 +62,7 @@ def tokens_plot(groups: Groups, path: Path) -> Path:
             ax.plot(xs, [row[name]["p95"] for _, row in rounds], ls="--", color=line[0].get_color())
         ax.set_title(f"{name.replace('_', ' ')} per call (median, p95 dashed)")
         _rounds_axis(ax)
-    axes[0].legend(fontsize="small")
+    _legend(axes[0])
     return _save(fig, path)
 
 
@@ -76,7 +82,7 @@ def wins_plot(groups: Groups, path: Path) -> Path:
     ax.set_xticks(range(len(groups)), [label for label, _ in groups], fontsize="small")
     ax.set_ylim(0, 1)
     ax.set_ylabel("win rate (95% Wilson interval)")
-    ax.legend(fontsize="small")
+    _legend(ax)
     return _save(fig, path)
 
 
@@ -88,7 +94,7 @@ def facts_plot(groups: Groups, path: Path) -> Path:
     ax.set_xlabel("fact age (rounds)")
     ax.set_ylabel("facts present")
     ax.set_ylim(-0.02, 1.02)
-    ax.legend(fontsize="small")
+    _legend(ax)
     return _save(fig, path)
 
 
@@ -104,7 +110,7 @@ def deduction_plot(groups: Groups, path: Path) -> Path:
         chance = [(int(r), row["chance"]) for r, row in rows if row["chance"] is not None]
         right.plot([r for r, _ in chance], [c for _, c in chance], ls=":", color="grey")
     right.set_title("rank of the most suspected Mafia (dotted: chance)")
-    left.legend(fontsize="small")
+    _legend(left)
     return _save(fig, path)
 
 
@@ -125,5 +131,5 @@ def calls_plot(groups: Groups, per_game: list[JSON], path: Path) -> Path:
                 artist.set_color(color)
     ax.set_xticks(range(len(groups)), [label for label, _ in groups], fontsize="small")
     ax.set_ylabel("calls per game")
-    ax.legend(fontsize="small")
+    _legend(ax)
     return _save(fig, path)

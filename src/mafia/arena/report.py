@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mafia.arena import plots
+from mafia.arena.logs import ArenaError
 from mafia.arena.metrics import summarize
 
 JSON = dict[str, Any]
@@ -255,9 +256,13 @@ def write_report(
     arena_dir: Path, out_dir: Path | None = None, *, echo: Callable[[str], None] = print
 ) -> Path:
     """Write the arena's report (``report.md`` with its PNG plots) to ``out_dir`` (by default
-    ``ARENA_DIR/report``), print the judge's verdict with ``echo``, and return the page's path."""
+    ``ARENA_DIR/report``), print the judge's verdict with ``echo``, and return the page's path.
+    ArenaError (a one-line message) for a folder that is no arena or has no finished game."""
     arena_dir = Path(arena_dir)
     summary = summarize(arena_dir)
+    if not summary["finished"]:
+        waiting = len(summary["unfinished"])
+        raise ArenaError(f"{arena_dir}: no finished game to report on yet ({waiting} without a result)")
     out = Path(out_dir) if out_dir is not None else arena_dir / REPORT_DIR
     out.mkdir(parents=True, exist_ok=True)
     groups = plots.labelled(summary["groups"])
