@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 
 from arena_logs import play_arena
-from mafia.arena.calls import steps
-from mafia.arena.logs import ArenaError, load_arena
+from fakes import Ask, ScriptedModel
+from mafia.arena.calls import rejections, steps
+from mafia.arena.logs import ArenaError, load_arena, read_events, read_prompts
 from mafia.arena.metrics import summarize
+from mafia.arena.reads import grounding_slips
 from mafia.arena.report import write_report
 from mafia.models.house import HouseModel
 from mafia.runner import run_game
@@ -164,6 +166,34 @@ def test_steps_are_those_the_engine_took() -> None:
         records, taken = _play_logging_steps(seed)
         assert [[r["id"] for r in group] for group in steps(records)] == taken
         assert any(len(group) > 1 and "protect" in " ".join(group) for group in taken)
+
+
+def _misnaming(ask: Ask) -> dict[str, Any]:
+    """Speakers nominate; votes name no one at the table at first, then the first nominee; every
+    answer rates a player who is not there."""
+    fields: dict[str, Any] = {"suspicions": [{"player": "Nobody Here", "level": 3, "reasoning": "odd"}]}
+    if ask.action == "speak":
+        fields["choice"] = ask.targets[0]
+    if ask.action in ("vote", "revote"):
+        fields["choice"] = ask.targets[0] if ask.retry else "Nobody Here"
+    return fields
+
+
+def test_grounding_slips_agree_with_the_engines_own_rejections(tmp_path: Path) -> None:
+    run_game(
+        {"seed": 5, "players": 7}, model=ScriptedModel(script=_misnaming), out_dir=tmp_path, thread_id="g"
+    )
+    events, prompts = (
+        read_events(tmp_path / "g" / "events.jsonl"),
+        read_prompts(tmp_path / "g" / "prompts.jsonl"),
+    )
+    ballots = [r for r in prompts if r["action"] in ("vote", "revote")]
+    calls = sum(len(r["attempts"]) for r in prompts)
+    assert ballots and calls > len(prompts)
+    slips = grounding_slips(events, prompts)
+    assert slips["choice_slips"] == {"absent": len(ballots)}
+    assert rejections(prompts)["retries"] == {"illegal_choice": len(ballots)}
+    assert slips["answers"] == calls and slips["suspicion_slips"] == {"absent": calls}
 
 
 def test_folders_that_are_no_arena_get_a_clear_error(tmp_path: Path, arena: Path) -> None:
