@@ -133,6 +133,10 @@ def test_the_report_has_its_plots_and_prints_the_verdict(arena: Path, tmp_path: 
     assert any(line.startswith("Judge: forgetful / house: FAIL") for line in printed)
     assert "## Fact presence by age" in text and "| forgetful / house |" in text
     assert "games/seed-window/house/seed-9" in text
+    (tmp_path / "file").write_text("kept", encoding="utf-8")
+    with pytest.raises(ArenaError, match="the report cannot be written there"):
+        write_report(arena, tmp_path / "file" / "out", echo=printed.append)
+    assert (tmp_path / "file").read_text(encoding="utf-8") == "kept"
     default = write_report(arena, echo=printed.append)
     assert default == arena / "report" / "report.md" and default.exists()
 

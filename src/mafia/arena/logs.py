@@ -156,7 +156,7 @@ def load_game(ref: GameRef) -> GameLog:
     )
 
 
-def load_arena(arena_dir: Path) -> Arena:
+def load_arena(arena_dir: str | Path) -> Arena:
     """The arena in ``arena_dir``: its request and its games, finished or not; ArenaError if it is
     not one."""
     arena_dir = Path(arena_dir)

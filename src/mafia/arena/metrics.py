@@ -229,7 +229,7 @@ def game_row(g: JSON) -> JSON:
     } | {"billed_tokens": g["tokens"]["billed_tokens"], "fact_presence": share}
 
 
-def summarize(arena_dir: Path) -> JSON:
+def summarize(arena_dir: str | Path) -> JSON:
     """The arena's summary, JSON-ready: its request, its games, the figures of every policy and
     model (``groups[policy][model]``), and the judge's verdicts."""
     arena = load_arena(Path(arena_dir))

@@ -253,7 +253,7 @@ def render(summary: JSON, images: Mapping[str, str], title: str) -> str:
 
 
 def write_report(
-    arena_dir: Path, out_dir: Path | None = None, *, echo: Callable[[str], None] = print
+    arena_dir: str | Path, out_dir: str | Path | None = None, *, echo: Callable[[str], None] = print
 ) -> Path:
     """Write the arena's report (``report.md`` with its PNG plots) to ``out_dir`` (by default
     ``ARENA_DIR/report``), print the judge's verdict with ``echo``, and return the page's path.
@@ -264,7 +264,10 @@ def write_report(
         waiting = len(summary["unfinished"])
         raise ArenaError(f"{arena_dir}: no finished game to report on yet ({waiting} without a result)")
     out = Path(out_dir) if out_dir is not None else arena_dir / REPORT_DIR
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ArenaError(f"{out}: the report cannot be written there ({exc.strerror or exc})") from None
     groups = plots.labelled(summary["groups"])
     images = {
         "tokens": plots.tokens_plot(groups, out / "tokens_per_call.png").name,
