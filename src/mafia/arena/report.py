@@ -188,14 +188,10 @@ def render(summary: JSON, images: Mapping[str, str], title: str) -> str:
         out[-1] += f"; not counted, without a result: {', '.join(summary['unfinished'])}"
     out[-1] += "."
     if summary["arena"]:
-        out += [
-            "",
-            "What was asked (arena.json):",
-            "",
-            "```json",
-            json.dumps(summary["arena"], indent=1),
-            "```",
+        asked = [
+            f"- {key}: `{json.dumps(value, ensure_ascii=False)}`" for key, value in summary["arena"].items()
         ]
+        out += ["", "What was asked (arena.json):", "", *asked]
     out += [
         "",
         "## Judge",
