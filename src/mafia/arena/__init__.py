@@ -1,0 +1,1 @@
+"""Arenas: many games across context policies and models, their metrics and their report."""
