@@ -17,7 +17,7 @@ APT_UPDATED=0
 # apt_install PACKAGE...: install with apt-get (as root, or through a password-less sudo).
 apt_install() {
     local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
+    if [ "${EUID:-$(id -u)}" -ne 0 ]; then
         if have sudo && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
             echo "system_deps: not root: cannot install $* (tests that need it are skipped)" >&2
             return 0
