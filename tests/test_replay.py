@@ -31,7 +31,9 @@ from mafia.events import (
 from mafia.models.house import HouseModel
 from mafia.replay.prompts import seat_calls
 from mafia.replay.run_folder import load_run
+from mafia.rules import Role
 from mafia.runner import run_game
+from mafia.views import player_view, public_view
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "2000"}  # no wrapping, so texts can be found whole in the output
@@ -309,3 +311,13 @@ def test_bad_arguments_and_damaged_folders_are_one_line_and_exit_code_2(
 
 def _contents(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_public_view_is_a_town_players_without_their_own_notes() -> None:
+    log = seven_to_day2()
+    town = next(p for p, role in log.role_of.items() if role is Role.TOWN)
+    seen = player_view(log.events, town)
+    assert any(e.AUDIENCE is not None for e in seen)  # their role and thoughts
+    assert public_view(log.events) == [e for e in seen if e.AUDIENCE is None]
+    nights = [e for e in public_view(log.events) if isinstance(e, NightResolution)]
+    assert nights and all(e.intended_kill is None and e.protected is None for e in nights)
