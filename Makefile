@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LINT_PATHS := src tests $(wildcard bench)
 
-.PHONY: test play lint typecheck pytest bench clean
+.PHONY: test play lint typecheck pytest system-deps bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+# System packages some tests need (Chromium for the replay page); never fails the run.
+system-deps:
+	bash scripts/system_deps.sh
+
+pytest: $(STAMP) system-deps
 	LANGSMITH_TRACING=false $(BIN)/pytest -q -n auto --dist worksteal
 
 test: lint typecheck pytest

@@ -150,6 +150,18 @@ class ScriptedModel(ToolCallingFake):
         return {**base, **(fields or {})}
 
 
+class Recording(ScriptedModel):
+    """A scripted player that also records each call's message roles, texts and tool schema."""
+
+    calls_seen: list[tuple[list[str], list[str], dict[str, Any]]] = Field(default_factory=list, exclude=True)
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+        schema = kwargs["tools"][0]["function"]["parameters"]
+        with self._lock:
+            self.calls_seen.append(([m.type for m in messages], [m.text for m in messages], schema))
+        return super()._generate(messages, *args, **kwargs)
+
+
 def table_size(seed: int) -> int:
     """Seats of the seeded game ``seed`` in the many-game runs: every size from 5 to 16 in turn."""
     return 5 + seed % 12

@@ -10,14 +10,13 @@ import httpx
 import openai
 import pytest
 from langchain_core.exceptions import ModelRefusalError, OutputParserException
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.messages import AIMessage
 from langchain_openai.chat_models.base import OpenAIRefusalError
 from openai.types.chat import ChatCompletion
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
 from audit import audit
-from fakes import Ask, ScriptedModel
+from fakes import Ask, Recording, ScriptedModel
 from mafia.actions import ACTION_SCHEMAS, ActionKind
 from mafia.answers import (
     AnswerKind,
@@ -179,18 +178,6 @@ def test_only_a_reask_constrains_the_choice_and_the_copies_are_cached() -> None:
 
 
 # ---- whole turns -----------------------------------------------------------------------------
-
-
-class Recording(ScriptedModel):
-    """A scripted player that also records each call's message roles, texts and tool schema."""
-
-    calls_seen: list[tuple[list[str], list[str], dict[str, Any]]] = Field(default_factory=list, exclude=True)
-
-    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
-        schema = kwargs["tools"][0]["function"]["parameters"]
-        with self._lock:
-            self.calls_seen.append(([m.type for m in messages], [m.text for m in messages], schema))
-        return super()._generate(messages, *args, **kwargs)
 
 
 def _fields(ask: Ask, **by_role: Any) -> dict[str, Any]:

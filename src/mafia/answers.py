@@ -67,6 +67,12 @@ def reask_text(rejection: Rejection) -> str:
     )
 
 
+def reask_exchange(rejection: Rejection) -> tuple[str, str]:
+    """The two messages a re-ask adds after the prompt: the rejected answer as the model's message
+    and what was wrong as the user's."""
+    return clean_text(rejection.raw) or "(no answer)", reask_text(rejection)
+
+
 # ---- exceptions ------------------------------------------------------------------------------
 
 

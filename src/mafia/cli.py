@@ -23,6 +23,7 @@ from mafia.game_file import GameFile, GameFileError, load_game_file
 from mafia.models.factory import ModelSpecError, cancel_calls, resolve_model
 from mafia.models.settings import ModelSettings
 from mafia.nodes.setup import config_from_input
+from mafia.replay.command import replay
 from mafia.rules import ROLE_FIELDS, ConfigError
 from mafia.runner import (
     LogConflict,
@@ -73,6 +74,9 @@ def parse_seat_models(items: list[str]) -> dict[str, str]:
 @app.callback()
 def main() -> None:
     """LLM players play Mafia on LangGraph."""
+
+
+app.command()(replay)
 
 
 ModelOption = Annotated[str, typer.Option(help="Model for every seat: house, house:SEED, openai:MODEL...")]

@@ -6,7 +6,10 @@ investigations, fallbacks) only with ``reveal``, as a spectator with the full lo
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
+from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
 
@@ -22,6 +25,40 @@ OUTCOME_TEXT = {
 NIGHT_ACTIONS = {"mafia_round1", "mafia_round2", "night_kill", "protect", "investigate"}
 
 
+def setup_text(event: ev.GameStarted) -> str:
+    """The table in one line: seats, public role counts and the round cap."""
+    return (
+        f"{len(event.players)} players: {event.mafia} Mafia, {event.detective} Detective, "
+        f"{event.doctor} Doctor, {event.town} Town. Round cap {event.round_cap}."
+    )
+
+
+def night_death_text(event: ev.DayStarted) -> str:
+    """The day's announcement of the night's death."""
+    death = event.night_death
+    return f"{death} was killed in the night." if death else "Nobody died in the night."
+
+
+def vote_rows(event: ev.VoteRound) -> list[tuple[str, int, list[str]]]:
+    """A vote's table: each option with its votes and its voters, in the tally's order."""
+    return [
+        (c.option, c.votes, [b.voter for b in event.ballots if b.target == c.option]) for c in event.counts
+    ]
+
+
+def mafia_round_label(event: ev.MafiaDiscussion) -> str:
+    """Which Mafia coordination step a proposal belongs to."""
+    return "direct" if event.coordination_round == 0 else f"round {event.coordination_round}"
+
+
+def night_outcome_text(event: ev.NightResolution) -> str:
+    """The night's target, protection and death (private fields read as "none" when blanked)."""
+    return (
+        f"target {event.intended_kill or 'none'}, protected {event.protected or 'none'}: "
+        f"{event.actual_kill or 'no one'} dies"
+    )
+
+
 def _claim(role: str | None) -> str:
     """The role a speaker publicly claimed with their words, as a tag after them."""
     return f" [magenta](claims {role})[/]" if role else ""
@@ -35,13 +72,28 @@ def is_night(event: ev.EventBase) -> bool:
     return isinstance(event, night) and event.round > 0
 
 
+def _escaped(value: Any) -> Any:
+    """A JSON value with every string escaped for Rich markup."""
+    if isinstance(value, str):
+        return escape(value)
+    if isinstance(value, dict):
+        return {key: _escaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_escaped(item) for item in value]
+    return value
+
+
 class GameView:
     """Prints events to a console; ``quiet`` shows only the start and the result."""
 
-    def __init__(self, console: Console, *, reveal: bool = False, quiet: bool = False) -> None:
+    def __init__(
+        self, console: Console, *, reveal: bool = False, quiet: bool = False, thoughts: bool = False
+    ) -> None:
+        """``thoughts`` (with ``reveal``) also shows each player's private reasoning."""
         self.console = console
         self.reveal = reveal
         self.quiet = quiet
+        self.thoughts = thoughts
         self.night_shown = 0
 
     def __call__(self, event: ev.EventBase) -> None:
@@ -55,22 +107,21 @@ class GameView:
         self.show(event)
 
     def show(self, event: ev.EventBase) -> None:
-        """Render one event."""
+        """Render one event (its texts are escaped: words such as "[/]" are shown, not read as styles)."""
         out = self.console.print
+        event = ev.parse_event(_escaped(ev.dump_event(event)))
         match event:
             case ev.GameStarted():
                 out(Rule(f"[bold]Mafia[/] — {event.game_id}"))
-                out(
-                    f"{len(event.players)} players: {event.mafia} Mafia, {event.detective} Detective, "
-                    f"{event.doctor} Doctor, {event.town} Town. Round cap {event.round_cap}."
-                )
+                out(setup_text(event))
             case ev.NightZeroStrategy():
                 out(f"[dim red]  (night 0) {event.speaker} plans: {event.strategy}[/]")
             case ev.DayStarted():
                 out(Rule(f"Day {event.round}"))
                 if event.round > 1:
-                    death = event.night_death
-                    out(f"[red]{death} was killed in the night.[/]" if death else "Nobody died in the night.")
+                    out(
+                        f"[red]{night_death_text(event)}[/]" if event.night_death else night_death_text(event)
+                    )
                 out(f"[dim]Speaking order: {', '.join(event.speaking_order)}[/]")
             case ev.Speech():
                 nomination = f" [yellow]→ nominates {event.nomination}[/]" if event.nomination else ""
@@ -84,7 +135,7 @@ class GameView:
             case ev.LastWords():
                 out(f"[bold]{event.speaker}[/] [italic](last words)[/]: {event.text}{_claim(event.claim)}")
             case ev.MafiaDiscussion():
-                label = "direct" if event.coordination_round == 0 else f"round {event.coordination_round}"
+                label = mafia_round_label(event)
                 out(f"[dim red]  (mafia {label}) {event.speaker} → {event.target}: {event.message}[/]")
             case ev.MafiaVote():
                 out(f"[dim red]  (mafia) target {event.final_target}, decided by {event.decided_by}[/]")
@@ -93,10 +144,9 @@ class GameView:
             case ev.Investigation():
                 out(f"[dim cyan]  (detective) {event.detective} checks {event.target}: {event.result}[/]")
             case ev.NightResolution() if self.reveal:
-                out(
-                    f"[dim]  (night) target {event.intended_kill or 'none'}, protected "
-                    f"{event.protected or 'none'}: {event.actual_kill or 'no one'} dies[/]"
-                )
+                out(f"[dim]  (night) {night_outcome_text(event)}[/]")
+            case ev.Thought() if self.thoughts:
+                out(f"[dim blue]  (thought) {event.player}, {event.action}: {event.reasoning}[/]")
             case ev.Fallback():
                 out(
                     f"[dim magenta]  (fallback) {event.player} {event.action}: {event.error}"
@@ -116,9 +166,8 @@ class GameView:
         table.add_column("Candidate")
         table.add_column("Votes", justify="right")
         table.add_column("Voters")
-        for count in event.counts:
-            voters = [b.voter for b in event.ballots if b.target == count.option]
-            table.add_row(count.option, str(count.votes), ", ".join(voters))
+        for option, votes, voters in vote_rows(event):
+            table.add_row(option, str(votes), ", ".join(voters))
         self.console.print(table)
         if event.outcome == "eliminated":
             return

@@ -23,6 +23,15 @@ def _redacted(events: Sequence[EventBase], viewer: str, roles: Mapping[str, Role
     return [e for e in (redact(ev, viewer, roles) for ev in events) if e is not None]
 
 
+PUBLIC = ""  # a viewer no audience holds: player names are never empty
+
+
+def public_view(events: Sequence[EventBase]) -> list[EventBase]:
+    """What the whole table sees: public events with every private field blanked, which is also
+    what a plain Town player sees apart from their own notes."""
+    return _redacted(events, PUBLIC, {})
+
+
 _View = tuple[list[EventBase], dict[str, Role]]  # the view so far, and the roles read so far
 
 

@@ -26,11 +26,10 @@ from mafia.answers import (
     TextLimits,
     bad_text,
     clean_answer,
-    clean_text,
     constrained_schema,
     empty_text,
     encodable,
-    reask_text,
+    reask_exchange,
     rejection_of,
 )
 from mafia.billing import call_tokens, turn_tokens
@@ -202,11 +201,11 @@ def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
             attempts[-1] = {**last, "error": rejection.error, "kind": rejection.kind.value}
             rejection = Rejection(rejection.kind, rejection.error, last["raw"])
     if rejection is not None and len(attempts) <= game_context(runtime).max_retries:
-        rejected = AIMessage(clean_text(rejection.raw) or "(no answer)")
+        rejected, error = reask_exchange(rejection)
         return {
             "attempts": attempts,
             "error": rejection.error,
-            "messages": [*state["prompt"].messages(), rejected, HumanMessage(reask_text(rejection))],
+            "messages": [*state["prompt"].messages(), AIMessage(rejected), HumanMessage(error)],
         }
     return {
         "attempts": attempts,

@@ -1,0 +1,336 @@
+"""The replay as one self-contained HTML page: a day-by-day timeline, speeches with nominations and
+claims, vote tables, deaths, and a switch that shows or hides the private entries (night actions,
+thoughts, roles). Styles and script are inlined and nothing is loaded, so the file opens offline.
+
+The wording of announcements, vote tables and night outcomes is the terminal view's
+(``mafia.display``); this module only lays them out as HTML."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from importlib.resources import files
+from typing import Any
+
+from mafia import events as ev
+from mafia.display import (
+    OUTCOME_TEXT,
+    is_night,
+    mafia_round_label,
+    night_death_text,
+    night_outcome_text,
+    setup_text,
+    vote_rows,
+)
+from mafia.rules import Role
+
+GENERATOR = '<meta name="generator" content="mafia replay">'  # marks a page this module wrote
+
+
+@dataclass
+class Section:
+    """One stretch of the timeline: night 0 (with the setup), a day, a night, or the game's end."""
+
+    key: str  # the anchor: night-0, day-3, night-3, game-over
+    title: str
+    kind: str  # "day", "night" or "end"
+    parts: list[str] = field(default_factory=list)
+    summary: str = ""  # the public outcome shown in the timeline
+
+
+def render_page(
+    started: ev.GameStarted,
+    events: Sequence[ev.EventBase],
+    *,
+    title: str,
+    run: Mapping[str, Any],
+    private: bool,
+    roles: Mapping[str, Role],
+) -> str:
+    """The page of ``events`` (already chosen: a view, a day). ``private`` says they include the
+    private ones, so the page gets its switch; ``roles`` tags speakers behind it."""
+    sections = _sections(events, roles if private else {})
+    count = sum(1 for event in events if _is_private(event))
+    head = [
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="setup">{escape(setup_text(started))} Seats: {escape(", ".join(started.players))}.</p>',
+    ]
+    models = _models(run)
+    if models:
+        head.append(f'<p class="models">{escape(models)}</p>')
+    if private:
+        head.append(
+            '<label class="switch" for="show-private"><input type="checkbox" id="show-private" '
+            f'autocomplete="off"> Show private night actions and thoughts ({count})</label>'
+        )
+    else:
+        head.append('<p class="note">Public view: this page holds only what the whole table saw.</p>')
+    head.append(_timeline(sections))
+    body = "\n".join(
+        f'<section id="{s.key}" class="{s.kind}"><h2>{escape(s.title)}</h2>\n'
+        + "\n".join(s.parts)
+        + "\n</section>"
+        for s in sections
+    )
+    return _PAGE.format(
+        title=escape(title),
+        generator=GENERATOR,
+        css=_asset("page.css"),
+        js=_asset("page.js"),
+        header="\n".join(head),
+        main=body,
+    )
+
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+{generator}
+<title>Mafia replay: {title}</title>
+<style>
+{css}</style>
+</head>
+<body>
+<header>
+{header}
+</header>
+<main>
+{main}
+</main>
+<script>
+{js}</script>
+</body>
+</html>
+"""
+
+
+def _asset(name: str) -> str:
+    return files("mafia.replay").joinpath(name).read_text(encoding="utf-8")
+
+
+def _models(run: Mapping[str, Any]) -> str:
+    model = run.get("model")
+    if not model:
+        return ""
+    seats = run.get("seat_models") or {}
+    extra = "".join(f", seat {seat}: {spec}" for seat, spec in seats.items())
+    return f"Models: {model}{extra}."
+
+
+def _timeline(sections: Sequence[Section]) -> str:
+    links = [
+        f'<a class="{s.kind}" href="#{s.key}">{escape(s.title)}'
+        + (f' <span class="death">{escape(s.summary)}</span>' if s.summary else "")
+        + "</a>"
+        for s in sections
+    ]
+    return '<nav class="timeline">' + "".join(links) + "</nav>"
+
+
+def _sections(events: Iterable[ev.EventBase], roles: Mapping[str, Role]) -> list[Section]:
+    sections: list[Section] = []
+    for event in events:
+        if isinstance(event, ev.GameStarted):
+            continue
+        key, title, kind = _place(event)
+        if not sections or sections[-1].key != key:
+            sections.append(Section(key, title, kind))
+            if key == "night-0":
+                sections[-1].parts.append(f'<p class="entry quiet">{escape(NIGHT_ZERO)}</p>')
+        section = sections[-1]
+        section.parts.append(_entry(event, roles))
+        summary = _summary(event)
+        if summary:
+            section.summary = summary
+    return sections
+
+
+NIGHT_ZERO = "The roles are dealt and the Mafia meet in secret; there is no kill on night zero."
+
+
+def _is_private(event: ev.EventBase) -> bool:
+    """Whether the page shows the event (or part of it) only behind the switch."""
+    if isinstance(event, ev.NightResolution):
+        return event.intended_kill is not None or event.protected is not None
+    return event.AUDIENCE is not None
+
+
+def _place(event: ev.EventBase) -> tuple[str, str, str]:
+    """The section an event belongs to: (anchor, title, kind)."""
+    if isinstance(event, ev.GameOver):
+        return "game-over", "Game over", "end"
+    if event.round == 0:
+        return "night-0", "Night 0", "night"
+    if is_night(event):
+        return f"night-{event.round}", f"Night {event.round}", "night"
+    return f"day-{event.round}", f"Day {event.round}", "day"
+
+
+def _summary(event: ev.EventBase) -> str:
+    """An event's public outcome for the timeline: a death."""
+    if isinstance(event, ev.Elimination):
+        return f"{event.player} voted out"
+    if isinstance(event, ev.NightResolution):
+        return f"{event.actual_kill} killed" if event.actual_kill else "no one killed"
+    return ""
+
+
+def _who(name: str, roles: Mapping[str, Role]) -> str:
+    """A player's name, with their role as a private tag when the page has roles."""
+    role = roles.get(name)
+    tag = (
+        f'<span class="badge role private {role.name.lower()}">{escape(role.value)}</span>'
+        if role is not None
+        else ""
+    )
+    return f'<span class="speaker">{escape(name)}</span>{tag}'
+
+
+def _words(text: str) -> str:
+    return f'<q class="words">{escape(text)}</q>'
+
+
+def _badges(claim: Role | None, nomination: str | None = None) -> str:
+    out = f'<span class="badge claim">claims {escape(claim.value)}</span>' if claim else ""
+    if nomination:
+        out += f'<span class="badge nomination">nominates {escape(nomination)}</span>'
+    return out
+
+
+def _entry(event: ev.EventBase, roles: Mapping[str, Role]) -> str:
+    """One event as HTML; a private event is marked so the switch hides it."""
+    body = _body(event, roles)
+    if event.AUDIENCE is None:
+        return body
+    if body.startswith("<details"):
+        return body
+    return f'<div class="entry private"><span class="tag">private</span>{body}</div>'
+
+
+def _body(event: ev.EventBase, roles: Mapping[str, Role]) -> str:
+    match event:
+        case ev.RoleAssigned():
+            partners = f" (partners: {', '.join(event.partners)})" if event.partners else ""
+            persona = f" Persona: {event.persona}" if event.persona else ""
+            return escape(f"{event.player} is dealt {event.role.value}{partners}.{persona}")
+        case ev.NightZeroStrategy():
+            return f"{_who(event.speaker, roles)} plans: {_words(event.strategy)}"
+        case ev.DayStarted():
+            lines = []
+            if event.round > 1:
+                style = "death-line" if event.night_death else "quiet"
+                lines.append(f'<p class="entry {style}">{escape(night_death_text(event))}</p>')
+            lines.append(f'<p class="living">Living: {escape(", ".join(event.living))}</p>')
+            lines.append(f'<p class="order">Speaking order: {escape(", ".join(event.speaking_order))}</p>')
+            return "\n".join(lines)
+        case ev.Speech() | ev.DefenseSpeech() | ev.LastWords():
+            return _spoken(event, roles)
+        case ev.VoteRound():
+            return _vote(event)
+        case ev.Elimination():
+            return f'<p class="entry death-line">{escape(event.player)} is eliminated by the town.</p>'
+        case ev.MafiaDiscussion():
+            return (
+                f"Mafia {escape(mafia_round_label(event))}: {_who(event.speaker, roles)} proposes "
+                f"{escape(event.target)}: {_words(event.message)}"
+            )
+        case ev.MafiaVote():
+            ballots = ", ".join(f"{b.voter}: {b.target}" for b in event.votes)
+            return escape(f"Mafia target {event.final_target}, decided by {event.decided_by} ({ballots}).")
+        case ev.DoctorProtection():
+            protected = escape(event.protected)
+            return f"{_who(event.protector, roles)} protects {protected}: {_words(event.reasoning)}"
+        case ev.Investigation():
+            return (
+                f"{_who(event.detective, roles)} checks {escape(event.target)}: "
+                f"<strong>{escape(event.result)}</strong>. {_words(event.reasoning)}"
+            )
+        case ev.NightResolution():
+            return _night(event)
+        case ev.Thought():
+            return _thought(event, roles)
+        case ev.Fallback():
+            return escape(
+                f"{event.player}, {event.action}: answer rejected ({event.error}); {event.applied} applied."
+            )
+        case ev.TextTruncated():
+            return escape(
+                f"{event.player}, {event.action}: {event.field} cut from {event.length} to {event.limit}."
+            )
+        case ev.GameOver():
+            return _game_over(event)
+        case _:
+            return escape(type(event).__name__)
+
+
+# Each kind of public words: its class on the page and its label after the speaker.
+_SPOKEN = {
+    "speech": ("speech", ""),
+    "defense": ("defense", " <em>(defense)</em>"),
+    "last_words": ("last-words", " <em>(last words)</em>"),
+}
+
+
+def _spoken(event: ev.Speech | ev.DefenseSpeech | ev.LastWords, roles: Mapping[str, Role]) -> str:
+    css, label = _SPOKEN[event.type]
+    nomination = event.nomination if isinstance(event, ev.Speech) else None
+    return (
+        f'<p class="entry {css}">{_who(event.speaker, roles)}{label}: {_words(event.text)}'
+        f"{_badges(event.claim, nomination)}</p>"
+    )
+
+
+def _vote(event: ev.VoteRound) -> str:
+    title = "Revote" if event.revote else "Vote"
+    if event.outcome == "no_vote":
+        return f'<p class="entry">{escape(OUTCOME_TEXT["no_vote"])}</p>'
+    rows = "".join(
+        f'<tr><td>{escape(option)}</td><td class="n">{votes}</td><td>{escape(", ".join(voters))}</td></tr>'
+        for option, votes, voters in vote_rows(event)
+    )
+    table = (
+        f'<table class="votes"><caption>{title}: {escape(", ".join(event.nominees))}</caption>'
+        f"<thead><tr><th>Candidate</th><th>Votes</th><th>Voters</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+    if event.outcome == "eliminated":
+        return table
+    return table + f'<p class="entry">{escape(OUTCOME_TEXT.get(event.outcome, event.outcome))}</p>'
+
+
+def _night(event: ev.NightResolution) -> str:
+    death = f"{event.actual_kill} is killed." if event.actual_kill else "No one is killed."
+    public = f'<p class="entry {"death-line" if event.actual_kill else "quiet"}">{escape(death)}</p>'
+    if not _is_private(event):
+        return public
+    detail = escape(night_outcome_text(event))
+    return (
+        public + f'<div class="entry private"><span class="tag">private</span>Night outcome: {detail}.</div>'
+    )
+
+
+def _thought(event: ev.Thought, roles: Mapping[str, Role]) -> str:
+    items = [("Observations", event.observations), ("Strategy", event.strategy)]
+    items += [(f"Suspects {s.player} ({s.level})", s.reasoning) for s in event.suspicions]
+    items += [(f"{' & '.join(r.players)}: {r.kind}", r.note) for r in event.relationships]
+    items += [("Note", note) for note in event.pattern_notes]
+    details = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items if v)
+    return (
+        f'<details class="entry private thought"><summary><span class="tag">thought</span>'
+        f"{_who(event.player, roles)} after {escape(event.action)}: {escape(event.reasoning)}</summary>"
+        f"<dl>{details}</dl></details>"
+    )
+
+
+def _game_over(event: ev.GameOver) -> str:
+    rows = "".join(
+        f'<tr><td>{escape(r.player)}</td><td class="{r.role.name.lower()}">{escape(r.role.value)}</td></tr>'
+        for r in event.roles
+    )
+    return (
+        f'<p class="entry"><strong>Winner: {escape(event.winner)}</strong>: {escape(event.reason)}.</p>'
+        '<table class="roles"><thead><tr><th>Player</th><th>Role</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+    )
