@@ -4,7 +4,6 @@ and resume read an optional TOML game file (``--config``); options given on the 
 
 from __future__ import annotations
 
-import logging
 import shlex
 import signal
 import sqlite3
@@ -16,14 +15,15 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from mafia.checks import check_checkpoint_file, check_out_dir, check_seats
-from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError
+from mafia.arena.cli import arena_app
+from mafia.checks import check_checkpoint_file, check_out_dir, check_seats, parse_roles
+from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError, interrupt
 from mafia.display import GameView
 from mafia.game_file import GameFile, GameFileError, load_game_file
-from mafia.models.factory import ModelSpecError, cancel_calls, resolve_model
+from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.settings import ModelSettings
 from mafia.nodes.setup import config_from_input
-from mafia.rules import ROLE_FIELDS, ConfigError
+from mafia.rules import ConfigError
 from mafia.runner import (
     LogConflict,
     RunBusy,
@@ -41,22 +41,8 @@ from mafia.runner import (
 app = MafiaApp(
     cls=OneLineErrors, add_completion=False, no_args_is_help=True, help="LLM players play Mafia on LangGraph."
 )
+app.add_typer(arena_app, name="arena")
 Model = str | ModelSettings
-
-
-def parse_roles(text: str) -> dict[str, int]:
-    """``"mafia=3,doctor=1"`` as a role-count mapping (BadParameter names what is allowed)."""
-    counts: dict[str, int] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name, sep, value = part.partition("=")
-        name = name.strip().lower()
-        if not sep or name not in ROLE_FIELDS or not value.strip().lstrip("-").isdigit():
-            raise typer.BadParameter(
-                f"{part!r}: use ROLE=COUNT with ROLE one of {', '.join(ROLE_FIELDS)}",
-                param_hint="--roles",
-            )
-        counts[name] = int(value)
-    return counts
 
 
 def parse_seat_models(items: list[str]) -> dict[str, str]:
@@ -134,7 +120,7 @@ def play_through(
         threading.current_thread() is threading.main_thread()
         and signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not if told to ignore it
     )
-    previous = signal.signal(signal.SIGINT, _interrupt) if interruptible else None
+    previous = signal.signal(signal.SIGINT, interrupt) if interruptible else None
     try:
         return run()
     except (RunBusy, RunExists, LogConflict) as exc:
@@ -154,15 +140,6 @@ def play_through(
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    """Ctrl-C during a game: wake the turns waiting on model calls, then stop as Python would.
-    The step's executor is torn down under its tasks' done-callbacks, which concurrent.futures
-    would report as tracebacks of cancelled futures: noise of a stop the user asked for."""
-    cancel_calls()
-    logging.getLogger("concurrent.futures").setLevel(logging.CRITICAL + 1)
-    raise KeyboardInterrupt
 
 
 def resume_command(
