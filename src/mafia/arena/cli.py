@@ -52,7 +52,7 @@ def parse_model(text: str) -> Contestant:
         try:
             file = load_game_file(Path(value))
         except GameFileError as exc:
-            raise SettingError(f"--model: {exc}") from None
+            raise SettingError(f"--model: {str(exc).removeprefix('--config: ')}") from None
         if file.model is None and not file.seats:
             raise SettingError(f"--model {value}: the file names no model ([model] or [seats])")
         return _contestant(label or label_for(Path(value).stem), file.model or "house", dict(file.seats))

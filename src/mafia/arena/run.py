@@ -32,6 +32,7 @@ from mafia.arena.spec import (
     ArenaSpec,
     Contestant,
     GameSlot,
+    check_same_ask,
     claim_arena,
     label_for,
     write_json,
@@ -113,6 +114,7 @@ def run_arena(
     server: str | None = None,
     progress: bool = False,
     on_start: Callable[[Path, int], None] | None = None,
+    stop: Event | None = None,
 ) -> JSON:
     """Play ``games`` paired seeds (from ``seed_start``) with every policy and model, ``concurrency``
     games at once, under ``out/arena-<id>/``; returns the summary (also written to summary.json).
@@ -123,7 +125,9 @@ def run_arena(
     games are skipped and stopped ones go on from their checkpoints. Games that stop with an error
     are listed under the summary's ``run.unfinished`` and resumed by the next call; a
     KeyboardInterrupt stops every game at its next step and is raised again once they have.
-    ``on_start`` receives the arena's folder and its number of games before the first game starts.
+    ``on_start`` receives the arena's folder and its number of games before the first game starts;
+    setting ``stop`` (from another thread) stops every game at its next step, as Ctrl-C does, but
+    returns the summary.
     """
     if concurrency < 1:
         raise ArenaError(f"--concurrency: must be 1 or more, got {concurrency}")
@@ -146,6 +150,7 @@ def run_arena(
         check_checkpoint_file(arena_dir / GAMES_DIR / CHECKPOINT_FILE)
     except SettingError as exc:
         raise ArenaError(str(exc)) from None
+    check_same_ask(arena_dir, spec, arena_id)  # before anything is written
     with ExitStack() as stack:
         servers = ServerGames(server, arena_id) if server is not None else None
         if servers is not None:
@@ -167,7 +172,7 @@ def run_arena(
             ArenaProgress(f"arena {arena_id}", len(slots), len(slots) - len(pending), progress)
         )
         start = time.perf_counter()
-        unfinished = _play_all(pending, play, concurrency, shown, servers)
+        unfinished = _play_all(pending, play, concurrency, shown, servers, stop or Event())
         wall_s = time.perf_counter() - start
     summary = {
         **basic_summary(arena_dir),
@@ -206,13 +211,14 @@ def _play_all(
     concurrency: int,
     shown: ArenaProgress,
     servers: ServerGames | None,
+    stop: Event,
 ) -> dict[str, str]:
     """Play the pending games on ``concurrency`` threads; the games that stopped, with why."""
-    stop = Event()
     unfinished: dict[str, str] = {}
 
     def one(slot: GameSlot) -> None:
         if stop.is_set():
+            unfinished[slot.thread_id] = "the arena was stopped before the game started"
             return
         shown.started()
         try:

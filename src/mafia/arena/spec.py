@@ -189,28 +189,33 @@ def write_json(path: Path, data: Any) -> None:
     partial.replace(path)
 
 
+def check_same_ask(arena_dir: Path, spec: ArenaSpec, arena_id: str) -> None:
+    """An arena already in ``arena_dir`` was asked the same as ``spec`` (ArenaError names the first
+    field that differs); concurrency and the server may change between runs."""
+    path = arena_dir / ARENA_FILE
+    if not path.exists():
+        return
+    fix = "move the folder aside or use another --id"
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ArenaError(f"{path} is not a readable arena file ({exc}); {fix}") from None
+    if not isinstance(earlier, dict):
+        raise ArenaError(f"{path} is not an arena file; {fix}")
+    for key, value in spec.record().items():
+        if earlier.get(key) != json.loads(json.dumps(value)):
+            raise ArenaError(
+                f"arena {arena_id!r} was asked with {key} = {json.dumps(earlier.get(key))}, now "
+                f"{json.dumps(value, default=str)}; give the same arguments to resume it, or another --id"
+            )
+
+
 def claim_arena(
     arena_dir: Path, spec: ArenaSpec, arena_id: str, concurrency: int, server: str | None
 ) -> JSON:
-    """Create the arena's folder and arena.json, or check that an existing one asked the same
-    (ArenaError names the first field that differs). Concurrency and server may change between runs."""
+    """Write arena.json for ``spec`` (after ``check_same_ask``: an existing one asked the same)."""
+    check_same_ask(arena_dir, spec, arena_id)
     record = {"id": arena_id, **spec.record(), "concurrency": concurrency, "server": server}
-    path = arena_dir / ARENA_FILE
-    if path.exists():
-        try:
-            earlier = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise ArenaError(
-                f"{path} is not readable JSON ({exc}); move the folder aside or use another --id"
-            ) from None
-        if not isinstance(earlier, dict):
-            raise ArenaError(f"{path} is not an arena file; move the folder aside or use another --id")
-        for key, value in spec.record().items():
-            if earlier.get(key) != json.loads(json.dumps(value)):
-                raise ArenaError(
-                    f"arena {arena_id!r} was asked with {key} = {json.dumps(earlier.get(key))}, now "
-                    f"{json.dumps(value, default=str)}; give the same arguments to resume it, or another --id"
-                )
     arena_dir.mkdir(parents=True, exist_ok=True)
-    write_json(path, record)
+    write_json(arena_dir / ARENA_FILE, record)
     return record
