@@ -21,7 +21,7 @@ from langchain_core.language_models import BaseChatModel
 
 from mafia.arena.game import ArenaStopped, GameTally, play_local
 from mafia.arena.progress import ArenaProgress
-from mafia.arena.server import ServerGames, check_server_models
+from mafia.arena.server import ServerGames, check_server, check_server_models
 from mafia.arena.spec import (
     CHECKPOINT_FILE,
     GAMES_DIR,
@@ -152,12 +152,12 @@ def run_arena(
         raise ArenaError(str(exc)) from None
     check_same_ask(arena_dir, spec, arena_id)  # before anything is written
     with ExitStack() as stack:
-        servers = ServerGames(server, arena_id) if server is not None else None
-        if servers is not None:
+        if server is not None:
             check_server_models(spec)
-            servers.check()
+            check_server(server)
         stack.enter_context(_arena_lock(arena_dir))
-        claim_arena(arena_dir, spec, arena_id, concurrency, server)
+        record = claim_arena(arena_dir, spec, arena_id, concurrency, server)
+        servers = ServerGames(server, record["uid"]) if server is not None else None
         slots = list(spec.games_in(arena_dir))
         pending = [slot for slot in slots if slot.result() is None]
         if on_start is not None:

@@ -15,7 +15,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from typing import cast
@@ -59,38 +59,45 @@ def server_context(slot: GameSlot, spec: ArenaSpec) -> JSON:
     }
 
 
+def check_server(url: str) -> None:
+    """A LangGraph server answers at ``url`` and serves the game graph (ArenaError says what is
+    wrong)."""
+    from langgraph_sdk import get_sync_client
+
+    try:
+        graphs = {a["graph_id"] for a in get_sync_client(url=url).assistants.search(limit=100)}
+    except Exception as exc:
+        raise ArenaError(f"--server: no LangGraph server answers at {url} ({exc})") from None
+    if GRAPH_ID not in graphs:
+        raise ArenaError(f"--server: {url} does not serve the {GRAPH_ID!r} graph (it has: {sorted(graphs)})")
+
+
 class ServerGames:
     """Plays arena games on one LangGraph server; ``cancel_all`` ends the runs in flight."""
 
-    def __init__(self, url: str, arena_id: str) -> None:
+    def __init__(self, url: str, arena_uid: str) -> None:
         from langgraph_sdk import get_sync_client
 
         self.url = url
-        self.arena_id = arena_id
+        self.arena_uid = arena_uid
         self.client = get_sync_client(url=url)
         self._runs: dict[str, str] = {}  # server thread id -> run id, while its run streams
         self._lock = threading.Lock()
 
-    def thread_for(self, slot: GameSlot) -> str:
-        """The server thread of ``slot``: the same for every run of the arena."""
-        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"mafia-arena:{self.arena_id}/{slot.thread_id}"))
-
-    def check(self) -> None:
-        """The server answers and serves the game graph (ArenaError says what is wrong)."""
-        try:
-            graphs = {a["graph_id"] for a in self.client.assistants.search(limit=100)}
-        except Exception as exc:
-            raise ArenaError(f"--server: no LangGraph server answers at {self.url} ({exc})") from None
-        if GRAPH_ID not in graphs:
-            raise ArenaError(
-                f"--server: {self.url} does not serve the {GRAPH_ID!r} graph (it has: {sorted(graphs)})"
-            )
+    def thread_for_id(self, game: str) -> str:
+        """The server thread of the arena's game ``game`` (its run id): the same for every run of
+        the arena (``arena_uid`` is its arena.json's ``uid``)."""
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"mafia-arena:{self.arena_uid}/{game}"))
 
     def play(self, slot: GameSlot, spec: ArenaSpec, tally: GameTally) -> JSON:
         """Play ``slot`` on the server, or resume it there; returns its result."""
-        thread_id = self.thread_for(slot)
+        thread_id = self.thread_for_id(slot.thread_id)
         client = self.client
-        client.threads.create(thread_id=thread_id, if_exists="do_nothing", metadata={"arena": self.arena_id})
+        client.threads.create(
+            thread_id=thread_id,
+            if_exists="do_nothing",
+            metadata={"arena": self.arena_uid, "game": slot.thread_id},
+        )
         saved = client.threads.get_state(thread_id)
         resumed = bool(saved["values"])
         if not resumed:
@@ -111,15 +118,20 @@ class ServerGames:
             if not (slot.folder / RUN_FILE).exists():
                 write_json(slot.folder / RUN_FILE, run_file)
             start = time.perf_counter()
-            log = RunLog(slot.folder, on_event=tally.event, on_prompt=tally.count)
+            log = RunLog(slot.folder, on_prompt=tally.count)
             try:
-                if resumed and not saved["next"]:  # finished on the server: only the logs are missing
+                if resumed and not saved["next"] and not saved["tasks"]:  # finished there: log it
                     final = cast(JSON, saved["values"])
                     log.step(final)
                 else:
                     final = self._stream(
                         slot, spec, thread_id, None if resumed else {INPUT_KEY: setup}, log, tally
                     )
+                    if final.get("winner") is None:
+                        statuses = [run["status"] for run in client.runs.list(thread_id, limit=100)]
+                        raise ServerRunError(
+                            f"the server's run ended before the game did (runs, newest first: {statuses})"
+                        )
             finally:
                 log.close()
             return finish(slot, final, tally, time.perf_counter() - start, resumed)
@@ -141,16 +153,18 @@ class ServerGames:
             with self._lock:
                 self._runs[thread_id] = str(meta["run_id"])
 
+        self._settle(thread_id)
+        parts = self.client.runs.stream(
+            thread_id,
+            GRAPH_ID,
+            input=start,
+            context=server_context(slot, spec),
+            stream_mode=STREAM_MODES,
+            on_disconnect="cancel",
+            on_run_created=created,
+        )
         try:
-            for part in self.client.runs.stream(
-                thread_id,
-                GRAPH_ID,
-                input=start,
-                context=server_context(slot, spec),
-                stream_mode=STREAM_MODES,
-                on_disconnect="cancel",
-                on_run_created=created,
-            ):
+            for part in parts:
                 if part.event == "error":
                     raise ServerRunError(
                         f"{slot.thread_id}: the server's run failed: {json.dumps(part.data)}"
@@ -161,7 +175,9 @@ class ServerGames:
                     tally.on_call(calls_of(part.data["prompt"]))
                 tally.check()
         except BaseException:
-            self._cancel(thread_id, wait=True)  # the run is over before its thread is resumed
+            if isinstance(parts, Generator):
+                parts.close()  # hang up first: the server cancels a run whose stream is dropped
+            self._cancel(thread_id, wait=True)  # and the run is over before the thread is resumed
             raise
         finally:
             with self._lock:
@@ -169,6 +185,13 @@ class ServerGames:
             values = cast(JSON, self.client.threads.get_state(thread_id)["values"])
             log.step(values)
         return values
+
+    def _settle(self, thread_id: str) -> None:
+        """Wait out any run still active on the thread (one whose client was killed ends when the
+        server notices the dropped stream): a thread takes one run at a time."""
+        for run in self.client.runs.list(thread_id, limit=100):
+            if run["status"] in ("pending", "running"):
+                self.client.runs.cancel(thread_id, run["run_id"], wait=True)
 
     def _cancel(self, thread_id: str, wait: bool = False) -> None:
         with self._lock:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -213,9 +214,19 @@ def check_same_ask(arena_dir: Path, spec: ArenaSpec, arena_id: str) -> None:
 def claim_arena(
     arena_dir: Path, spec: ArenaSpec, arena_id: str, concurrency: int, server: str | None
 ) -> JSON:
-    """Write arena.json for ``spec`` (after ``check_same_ask``: an existing one asked the same)."""
+    """Write arena.json for ``spec`` (after ``check_same_ask``: an existing one asked the same).
+    Its ``uid`` is made once, with the folder: it names the arena's threads on a server, so a new
+    arena folder never picks up the games of an earlier one there, and a resumed one finds its own."""
     check_same_ask(arena_dir, spec, arena_id)
-    record = {"id": arena_id, **spec.record(), "concurrency": concurrency, "server": server}
+    path = arena_dir / ARENA_FILE
+    uid = json.loads(path.read_text(encoding="utf-8")).get("uid") if path.exists() else None
+    record = {
+        "id": arena_id,
+        "uid": uid or str(uuid.uuid4()),
+        **spec.record(),
+        "concurrency": concurrency,
+        "server": server,
+    }
     arena_dir.mkdir(parents=True, exist_ok=True)
-    write_json(arena_dir / ARENA_FILE, record)
+    write_json(path, record)
     return record
