@@ -18,23 +18,13 @@ import openai
 import pytest
 from typer.testing import CliRunner
 
+from arena_helpers import LOGS, logs_of, run_stopped
 from mafia.arena import run_arena
 from mafia.arena.spec import ArenaError, Contestant
 from mafia.cli import app
 from mafia.context.policy import POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
 from mafia.models.house import HouseModel
 from mafia.runner import run_game
-
-LOGS = ("events.jsonl", "prompts.jsonl")
-
-
-def logs_of(folder: Path) -> dict[str, bytes]:
-    """Every log of an arena's games, by path below the arena's folder."""
-    return {
-        str(path.relative_to(folder)): path.read_bytes()
-        for name in LOGS
-        for path in sorted(folder.glob(f"games/*/*/seed-*/{name}"))
-    }
 
 
 def test_policies_are_registered_by_name() -> None:
@@ -152,24 +142,9 @@ def test_games_stopped_by_an_outage_resume_to_the_same_logs(tmp_path: Path) -> N
 
 
 def test_a_stop_request_ends_every_game_at_a_step_and_the_arena_resumes(tmp_path: Path) -> None:
-    stop, ended = threading.Event(), threading.Event()
     args: dict[str, Any] = {"games": 4, "players": 8, "concurrency": 2, "out": tmp_path, "arena_id": "stop"}
     arena = tmp_path / "arena-stop"
-
-    def watch() -> None:  # stop once some game has logged a few steps
-        while not ended.is_set():
-            if any(p.stat().st_size > 2000 for p in arena.glob("games/*/*/seed-*/events.jsonl")):
-                stop.set()
-                return
-            time.sleep(0.01)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        first = run_arena(**args, stop=stop)
-    finally:
-        ended.set()
-    watcher.join()
+    first = run_stopped(arena, 2000, **args)
     unfinished = first["run"]["unfinished"]
     assert len(unfinished) >= 3, unfinished  # the games in play and those not started
     assert any("before the game started" in why for why in unfinished.values())
@@ -183,11 +158,11 @@ def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -
     args = [
         "arena",
         "--games",
-        "4",
+        "2",
         "--players",
         "10",
         "--concurrency",
-        "4",
+        "2",
         "--out",
         str(tmp_path),
         "--quiet",

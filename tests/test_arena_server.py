@@ -4,8 +4,6 @@ byte-identical to the same games played in this process, and a stopped arena res
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -14,11 +12,11 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_sync_client
 
+from arena_helpers import logs_of, run_stopped
 from langgraph_server import langgraph_dev
 from mafia.arena import run_arena
 from mafia.arena.server import ServerGames
 from mafia.arena.spec import ArenaError
-from test_arena import logs_of
 
 ARENA: dict[str, Any] = {
     "games": 2,
@@ -66,23 +64,8 @@ def test_four_games_at_once_on_a_server_log_as_local_runs(server: str, tmp_path:
 
 
 def test_a_stopped_arena_resumes_on_the_server(server: str, tmp_path: Path) -> None:
-    stop, ended = threading.Event(), threading.Event()
     arena = tmp_path / "arena-srv"
-
-    def watch() -> None:  # stop once a game has logged a few steps
-        while not ended.is_set():
-            if any(p.stat().st_size > 1500 for p in arena.glob("games/*/*/seed-*/events.jsonl")):
-                stop.set()
-                return
-            time.sleep(0.01)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        first = run_arena(**{**ARENA, "players": 10}, server=server, out=tmp_path, stop=stop)
-    finally:
-        ended.set()
-    watcher.join()
+    first = run_stopped(arena, 1500, **{**ARENA, "players": 10}, server=server, out=tmp_path)
     assert len(first["run"]["unfinished"]) == 4, first["run"]  # none had finished
 
     second = run_arena(**{**ARENA, "players": 10}, server=server, out=tmp_path)
