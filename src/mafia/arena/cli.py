@@ -35,7 +35,7 @@ arena_app = typer.Typer(
 
 MODEL_HELP = (
     "A model to compare (repeatable): a spec (house, house:SEED, openai:MODEL...), LABEL=SPEC, or a "
-    "TOML game file whose [model] and [seats] it takes (labelled by the file's name, or LABEL=FILE)."
+    "TOML game file whose \\[model] and \\[seats] it takes (labelled by the file's name, or LABEL=FILE)."
 )
 URL = re.compile(r"https?://[^\s/]+\S*")
 
