@@ -277,6 +277,60 @@ CASES: list[tuple[str, list[str], dict[str, str] | None, str]] = [
         _file("sed = 1"),
         r"sed: unknown key",
     ),
+    (
+        "arena-unknown-policy",
+        ["arena", "--policy", "nope"],
+        None,
+        r"--policy: no context policy 'nope'; use one of full-history, seed-window",
+    ),
+    ("arena-no-games", ["arena", "--games", "0"], None, r"--games: must be 1 or more, got 0"),
+    ("arena-no-concurrency", ["arena", "--concurrency", "0"], None, r"--concurrency: must be 1 or more"),
+    ("arena-bad-house-seed", ["arena", "--model", "house:x"], None, r"house seed must be an integer"),
+    (
+        "arena-model-twice",
+        ["arena", "--model", "house", "--model", "house"],
+        None,
+        r"--model: 'house' is given twice",
+    ),
+    ("arena-too-few-players", ["arena", "--players", "4"], None, r"players: must be between 5 and 16"),
+    ("arena-unknown-role", ["arena", "--roles", "werewolf=1"], None, r"--roles.*ROLE one of mafia"),
+    (
+        "arena-server-not-a-url",
+        ["arena", "--server", "localhost:2024"],
+        None,
+        r"--server 'localhost:2024': give",
+    ),
+    ("arena-bad-id", ["arena", "--id", "../x"], None, r"--id '\.\./x': use 1-64 letters"),
+    (
+        "arena-model-file-missing",
+        ["arena", "--model", "{tmp}/m.toml"],
+        None,
+        r"--model: no file at",
+    ),
+    (
+        "arena-model-file-without-model",
+        ["arena", "--model", "{tmp}/game.toml"],
+        _file("seed = 1"),
+        r"game\.toml: the file names no model",
+    ),
+    (
+        "arena-model-file-no-such-seat",
+        ["arena", "--model", "{tmp}/game.toml"],
+        _file('[seats]\n9 = "house"'),
+        r"model 'game': seats '9': names no seat; use a seat number 1-7",
+    ),
+    (
+        "arena-asked-otherwise",
+        ["arena", "--id", "x", "--games", "3", "--out", "{tmp}/runs"],
+        {"runs/arena-x/arena.json": '{"id": "x", "players": 7, "games": 2}'},
+        r"arena 'x' was asked with games = 2, now 3; give the same arguments to resume it",
+    ),
+    (
+        "arena-checkpoint-not-sqlite",
+        ["arena", "--id", "x", "--out", "{tmp}/runs"],
+        {"runs/arena-x/games/checkpoints.sqlite": "not a db" * 200},
+        r"--out: .*not a SQLite checkpoint file",
+    ),
 ]
 
 

@@ -2,75 +2,20 @@
 
 from __future__ import annotations
 
-import os
-import re
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
-from fakes import free_port
-
-ROOT = Path(__file__).resolve().parent.parent
-CLI = Path(sys.executable).parent / "langgraph"
-API_LINE = re.compile(r"API:\W*(?:\x1b\[[0-9;]*m)?(http://127\.0\.0\.1:\d+)")
+from langgraph_server import langgraph_dev
 
 
 @pytest.fixture
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``langgraph dev`` on a free local port, started in the project as a user would (its state
-    files go to the ignored ``.langgraph_api/``; without reload, writing them is harmless)."""
-    work = tmp_path_factory.mktemp("langgraph_dev")
-    port = free_port()
-    env = {
-        **os.environ,
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "LANGGRAPH_NO_VERSION_CHECK": "true",
-        "LANGSMITH_TRACING": "false",
-    }
-    log = (work / "server.log").open("w")
-    args = [str(CLI), "dev", "--no-browser", "--no-reload", "--port", str(port)]
-    proc = subprocess.Popen(
-        args,
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            # If the port was taken meanwhile, the server silently picks another: it logs which.
-            announced = API_LINE.search((work / "server.log").read_text())
-            url = announced[1] if announced else url
-            try:
-                if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(
-                    "langgraph dev did not start:\n" + (work / "server.log").read_text()[-3000:]
-                )
-            time.sleep(0.3)
+    """``langgraph dev`` on a free local port, started in the project as a user would."""
+    with langgraph_dev(tmp_path_factory.mktemp("langgraph_dev"), in_project=True) as url:
         yield url
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
 
 
 def test_studio_sees_the_graph_and_plays_a_game_with_streamed_prompts(server: str) -> None:

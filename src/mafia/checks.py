@@ -1,6 +1,6 @@
-"""Checks of a command's inputs that the rules do not cover, made before a game starts: per-seat
-models must name seats at the table, and the output folder and checkpoint file must be usable.
-Each failure is a ``SettingError`` (one line, exit code 2)."""
+"""Checks of a command's inputs that the rules do not cover, made before a game starts: role counts
+must parse, per-seat models must name seats at the table, and the output folder and checkpoint file
+must be usable. Each failure is one line and exit code 2 (``SettingError`` or typer's BadParameter)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
+import typer
+
 from mafia.cli_frame import SettingError
-from mafia.rules import GameConfig
+from mafia.rules import ROLE_FIELDS, GameConfig
 
 CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
 
@@ -70,3 +72,18 @@ def check_checkpoint_file(path: Path) -> None:
     if tables and not tables >= CHECKPOINT_TABLES:
         held = ", ".join(sorted(tables))
         raise SettingError(f"--out: {path} is a SQLite database of something else (tables: {held}); {fix}")
+
+
+def parse_roles(text: str) -> dict[str, int]:
+    """``"mafia=3,doctor=1"`` as a role-count mapping (BadParameter names what is allowed)."""
+    counts: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = part.partition("=")
+        name = name.strip().lower()
+        if not sep or name not in ROLE_FIELDS or not value.strip().lstrip("-").isdigit():
+            raise typer.BadParameter(
+                f"{part!r}: use ROLE=COUNT with ROLE one of {', '.join(ROLE_FIELDS)}",
+                param_hint="--roles",
+            )
+        counts[name] = int(value)
+    return counts

@@ -4,7 +4,6 @@ and resume read an optional TOML game file (``--config``); options given on the 
 
 from __future__ import annotations
 
-import logging
 import shlex
 import signal
 import sqlite3
@@ -16,15 +15,17 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from mafia.checks import check_checkpoint_file, check_out_dir, check_seats
-from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError
+from mafia.arena.cli import arena_app
+from mafia.checks import check_checkpoint_file, check_out_dir, check_seats, parse_roles
+from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError, interrupt
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
 from mafia.display import GameView
 from mafia.game_file import GameFile, GameFileError, load_game_file
-from mafia.models.factory import ModelSpecError, cancel_calls, resolve_model
+from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.settings import ModelSettings
 from mafia.nodes.setup import config_from_input
 from mafia.replay.command import replay
-from mafia.rules import ROLE_FIELDS, ConfigError
+from mafia.rules import ConfigError
 from mafia.runner import (
     LogConflict,
     RunBusy,
@@ -42,22 +43,8 @@ from mafia.runner import (
 app = MafiaApp(
     cls=OneLineErrors, add_completion=False, no_args_is_help=True, help="LLM players play Mafia on LangGraph."
 )
+app.add_typer(arena_app, name="arena")
 Model = str | ModelSettings
-
-
-def parse_roles(text: str) -> dict[str, int]:
-    """``"mafia=3,doctor=1"`` as a role-count mapping (BadParameter names what is allowed)."""
-    counts: dict[str, int] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name, sep, value = part.partition("=")
-        name = name.strip().lower()
-        if not sep or name not in ROLE_FIELDS or not value.strip().lstrip("-").isdigit():
-            raise typer.BadParameter(
-                f"{part!r}: use ROLE=COUNT with ROLE one of {', '.join(ROLE_FIELDS)}",
-                param_hint="--roles",
-            )
-        counts[name] = int(value)
-    return counts
 
 
 def parse_seat_models(items: list[str]) -> dict[str, str]:
@@ -82,6 +69,7 @@ app.command()(replay)
 ModelOption = Annotated[str, typer.Option(help="Model for every seat: house, house:SEED, openai:MODEL...")]
 SeatModelOption = Annotated[list[str] | None, typer.Option(help="Per-seat model, e.g. 3=openai:gpt-4o-mini.")]
 RetriesOption = Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")]
+PolicyOption = Annotated[str, typer.Option(help=f"Context policy: {', '.join(POLICIES)}.")]
 RevealOption = Annotated[bool, typer.Option(help="Show private night actions as they happen.")]
 QuietOption = Annotated[bool, typer.Option(help="Show only the setup and the result.")]
 OutOption = Annotated[Path, typer.Option(help="Folder for the runs' logs (OUT/<run id>/) and checkpoints.")]
@@ -116,6 +104,14 @@ def choose_models(
     return default, {**file.seats, **flag_seats}, flag_seats
 
 
+def check_policy(name: str) -> ContextPolicy:
+    """The registered context policy ``name`` (exits with the names there are)."""
+    try:
+        return policy_by_name(name)
+    except UnknownPolicy as exc:
+        raise SettingError(f"--policy: {exc}") from None
+
+
 def check_models(models: list[Model], max_retries: int) -> None:
     """Every model is built once up front (a bad spec or setting exits with a message)."""
     if max_retries < 0:
@@ -138,7 +134,7 @@ def play_through(
         threading.current_thread() is threading.main_thread()
         and signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not if told to ignore it
     )
-    previous = signal.signal(signal.SIGINT, _interrupt) if interruptible else None
+    previous = signal.signal(signal.SIGINT, interrupt) if interruptible else None
     try:
         return run()
     except (RunBusy, RunExists, LogConflict) as exc:
@@ -160,21 +156,20 @@ def play_through(
             signal.signal(signal.SIGINT, previous)
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    """Ctrl-C during a game: wake the turns waiting on model calls, then stop as Python would.
-    The step's executor is torn down under its tasks' done-callbacks, which concurrent.futures
-    would report as tracebacks of cancelled futures: noise of a stop the user asked for."""
-    cancel_calls()
-    logging.getLogger("concurrent.futures").setLevel(logging.CRITICAL + 1)
-    raise KeyboardInterrupt
-
-
 def resume_command(
-    thread_id: str, out: Path, model: Model, seats: dict[str, str], max_retries: int, config: Path | None
+    thread_id: str,
+    out: Path,
+    model: Model,
+    seats: dict[str, str],
+    max_retries: int,
+    config: Path | None,
+    policy: str = DEFAULT_POLICY,
 ) -> str:
-    """The command line that resumes ``thread_id`` with the same models: the game file's, and those
-    the command line gave."""
+    """The command line that resumes ``thread_id`` with the same models and context policy: the
+    game file's, and those the command line gave."""
     parts = ["mafia", "resume", thread_id, "--out", shlex.quote(str(out))]
+    if policy != DEFAULT_POLICY:
+        parts += ["--policy", shlex.quote(policy)]
     if config is not None:
         parts += ["--config", shlex.quote(str(config))]
     if isinstance(model, str):
@@ -195,6 +190,7 @@ def play(
     model: ModelOption = "house",
     seat_model: SeatModelOption = None,
     max_retries: RetriesOption = 2,
+    policy: PolicyOption = DEFAULT_POLICY,
     reveal: RevealOption = False,
     quiet: QuietOption = False,
     out: OutOption = Path("runs"),
@@ -218,6 +214,7 @@ def play(
     check_seats(seats, game_config, "--seat-model")
     max_retries = from_file(ctx, "max_retries", max_retries, file.run)
     check_models([default, *seats.values()], max_retries)
+    context_policy = check_policy(policy)
     out = Path(from_file(ctx, "out", out, file.run))
     checkpoint = from_file(ctx, "checkpoint", checkpoint, file.run)
     check_out_dir(out)
@@ -236,13 +233,14 @@ def play(
         run_id = new_id
         console.print(f"[dim]Game {run_id}: logs in {out / run_id}/[/]", soft_wrap=True)
         if checkpoint:
-            hint = resume_command(run_id, out, default, flag_seats, max_retries, config)
+            hint = resume_command(run_id, out, default, flag_seats, max_retries, config, policy)
             console.print(f"[dim]If it stops, go on with: {hint}[/]", soft_wrap=True)
 
     kwargs: dict[str, Any] = {
         "model": default,
         "seat_models": seats,
         "max_retries": max_retries,
+        "policy": context_policy,
         "out_dir": out,
         "on_start": started,
         "on_event": view,
@@ -297,6 +295,7 @@ def resume(
     model: ModelOption = "house",
     seat_model: SeatModelOption = None,
     max_retries: RetriesOption = 2,
+    policy: PolicyOption = DEFAULT_POLICY,
     quiet: QuietOption = False,
     reveal: RevealOption = False,
     config: ConfigOption = None,
@@ -320,7 +319,8 @@ def resume(
         reveal=from_file(ctx, "reveal", reveal, file.run),
         quiet=from_file(ctx, "quiet", quiet, file.run),
     )
-    hint = resume_command(thread, out, default, flag_seats, max_retries, config)
+    context_policy = check_policy(policy)
+    hint = resume_command(thread, out, default, flag_seats, max_retries, config, policy)
     with sqlite_checkpointer(database) as saver:
         if not is_saved(saver, thread):
             raise SettingError(f"no checkpointed game with thread id {thread!r} in {database}")
@@ -332,6 +332,7 @@ def resume(
                 model=default,
                 seat_models=seats,
                 max_retries=max_retries,
+                policy=context_policy,
                 out_dir=out,
                 on_event=view,
             )
@@ -377,4 +378,7 @@ def run_resume_command(thread: str, out: Path) -> str:
     seats = dict(recorded.get("seat_models", {}))
     if any(spec.startswith("<") for spec in [model, *seats.values()]):  # given as Python objects
         return f"mafia resume {thread} --out {shlex.quote(str(out))} --model MODEL ..."
-    return resume_command(thread, out, model, seats, int(recorded.get("max_retries", 2)), None)
+    policy = recorded.get("policy", DEFAULT_POLICY)
+    if policy not in POLICIES:  # a policy given from Python: it cannot be named here
+        return f"mafia resume {thread} --out {shlex.quote(str(out))} --policy POLICY ..."
+    return resume_command(thread, out, model, seats, int(recorded.get("max_retries", 2)), None, policy)

@@ -14,6 +14,8 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
+from mafia.models.factory import cancel_calls
+
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
 
@@ -76,3 +78,12 @@ def hard_exit(code: int) -> None:
         with contextlib.suppress(OSError, ValueError):  # a closed or broken pipe: nothing to save
             stream.flush()
     os._exit(code)
+
+
+def interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C during a game: wake the turns waiting on model calls, then stop as Python would.
+    The step's executor is torn down under its tasks' done-callbacks, which concurrent.futures
+    would report as tracebacks of cancelled futures: noise of a stop the user asked for."""
+    cancel_calls()
+    logging.getLogger("concurrent.futures").setLevel(logging.CRITICAL + 1)
+    raise KeyboardInterrupt

@@ -21,7 +21,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from mafia.billing import GameCache
-from mafia.context.policy import ContextPolicy
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.events import EventBase, parse_event
 from mafia.graph import build_graph
 from mafia.nodes.setup import config_from_input, game_id_for
@@ -317,7 +317,8 @@ def run_game(
 
 
 def _model_specs(context: GameContext) -> dict[str, Any]:
-    """The run's models as specs (a model given as an instance is recorded by its class name)."""
+    """The run's models as specs (a model given as an instance is recorded by its class name) and
+    the name of its context policy."""
 
     def spec(model: ModelLike) -> str:
         return model if isinstance(model, str) else f"<{type(model).__name__}>"
@@ -326,6 +327,7 @@ def _model_specs(context: GameContext) -> dict[str, Any]:
         "model": spec(context.model),
         "seat_models": {seat: spec(m) for seat, m in context.seat_models.items()},
         "max_retries": context.max_retries,
+        "policy": context.policy.name,
     }
 
 
@@ -423,7 +425,7 @@ def _context(
         model=model,
         seat_models=dict(seat_models or {}),
         max_retries=max_retries,
-        policy=policy or ContextPolicy(),
+        policy=policy or POLICIES[DEFAULT_POLICY],
     )
 
 

@@ -1,1 +1,6 @@
-"""Arenas: many games across context policies and models, their metrics and their report."""
+"""Arenas: many games played at once, paired across context policies and models, resumable, with
+their results, metrics and report under ``runs/arena-<id>/``. ``run_arena`` is the entry point."""
+
+from mafia.arena.run import run_arena
+
+__all__ = ["run_arena"]

@@ -1,4 +1,4 @@
-"""ContextPolicy: the knobs of what a player's prompt holds, named so arenas can compare them."""
+"""ContextPolicy: the knobs of what a player's prompt holds, and the named policies arenas compare."""
 
 from __future__ import annotations
 
@@ -50,3 +50,29 @@ class ContextPolicy:
             raise ValueError(f"recent_reasonings must be 0 or more, got {self.recent_reasonings}")
         if not self.name:
             object.__setattr__(self, "name", _auto_name(self))
+
+
+class UnknownPolicy(ValueError):
+    """A context policy name that is not registered; the message lists the names that are."""
+
+
+# The registered policies an arena compares, by the name a command line gives. A new policy plugs
+# in by adding an entry (its ``name`` is the key, which names its folder in an arena's results).
+POLICIES: dict[str, ContextPolicy] = {
+    policy.name: policy
+    for policy in (
+        # Every event verbatim, as most multi-agent setups send the whole history.
+        ContextPolicy(full_transcript=True, name="full-history"),
+        # The specification's window: the last two rounds verbatim, older rounds compressed.
+        ContextPolicy(name="seed-window"),
+    )
+}
+DEFAULT_POLICY = "seed-window"
+
+
+def policy_by_name(name: str) -> ContextPolicy:
+    """The registered policy called ``name`` (UnknownPolicy names the ones there are)."""
+    try:
+        return POLICIES[name]
+    except KeyError:
+        raise UnknownPolicy(f"no context policy {name!r}; use one of {', '.join(POLICIES)}") from None

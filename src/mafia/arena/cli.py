@@ -1,0 +1,201 @@
+"""``mafia arena``: many games at once from the command line, paired across context policies and
+models, resumable by running the same command again. A group, so sub-commands (``mafia arena
+report DIR``) are dispatched before the run's options are read."""
+
+from __future__ import annotations
+
+import re
+import signal
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from mafia.arena.logs import ArenaError as ReportError
+from mafia.arena.report import write_report
+from mafia.arena.run import run_arena
+from mafia.arena.spec import (
+    LABEL,
+    SUMMARY_FILE,
+    ArenaError,
+    Contestant,
+    label_for,
+)
+from mafia.checks import check_out_dir, parse_roles
+from mafia.cli_frame import SettingError, interrupt
+from mafia.context.policy import DEFAULT_POLICY, POLICIES
+from mafia.game_file import GameFileError, load_game_file
+from mafia.state import JSON
+
+arena_app = typer.Typer(
+    invoke_without_command=True,
+    no_args_is_help=True,
+    help="Play many games at once, paired across context policies and models.",
+)
+
+MODEL_HELP = (
+    "A model to compare (repeatable): a spec (house, house:SEED, openai:MODEL...), LABEL=SPEC, or a "
+    "TOML game file whose \\[model] and \\[seats] it takes (labelled by the file's name, or LABEL=FILE)."
+)
+URL = re.compile(r"https?://[^\s/]+\S*")
+
+
+def parse_model(text: str) -> Contestant:
+    """One ``--model`` value as a contestant (SettingError names what is allowed)."""
+    label, sep, value = text.partition("=")
+    if not sep or not LABEL.fullmatch(label):
+        label, value = "", text
+    value = value.strip()
+    if not value:
+        raise SettingError(f"--model {text!r}: give a model spec, LABEL=SPEC or a TOML game file")
+    if value.endswith(".toml"):
+        try:
+            file = load_game_file(Path(value))
+        except GameFileError as exc:
+            raise SettingError(f"--model: {str(exc).removeprefix('--config: ')}") from None
+        if file.model is None and not file.seats:
+            raise SettingError(f"--model {value}: the file names no model ([model] or [seats])")
+        return _contestant(label or label_for(Path(value).stem), file.model or "house", dict(file.seats))
+    return _contestant(label or label_for(value), value, {})
+
+
+def _contestant(label: str, model: Any, seats: dict[str, Any]) -> Contestant:
+    try:
+        return Contestant(label, model, seats)
+    except ArenaError as exc:
+        raise SettingError(f"--model: {exc}") from None
+
+
+@arena_app.callback()
+def arena(
+    ctx: typer.Context,
+    games: Annotated[
+        int, typer.Option(help="Seeds each policy and model plays (the same seeds for all).")
+    ] = 10,
+    players: Annotated[int, typer.Option(help="Seats at every table (5-16).")] = 7,
+    policy: Annotated[
+        list[str] | None,
+        typer.Option(
+            help=f"Context policy to compare (repeatable): {', '.join(POLICIES)}.", show_default=False
+        ),
+    ] = None,
+    model: Annotated[list[str] | None, typer.Option(help=MODEL_HELP, show_default=False)] = None,
+    concurrency: Annotated[int, typer.Option(help="Games played at once.")] = 4,
+    seed_start: Annotated[int, typer.Option(help="The first seed; the games play consecutive seeds.")] = 0,
+    roles: Annotated[str | None, typer.Option(help="Role counts, e.g. 'mafia=3,doctor=1'.")] = None,
+    round_cap: Annotated[int | None, typer.Option(help="Rounds before a game is a draw.")] = None,
+    max_retries: Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")] = 2,
+    out: Annotated[Path, typer.Option(help="Folder of the arena's results (OUT/arena-<id>/).")] = Path(
+        "runs"
+    ),
+    arena_id: Annotated[
+        str | None,
+        typer.Option(
+            "--id", help="The arena's id; by default one derived from the arguments.", show_default=False
+        ),
+    ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            help="Play the games on a LangGraph server (e.g. http://127.0.0.1:2024).", show_default=False
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bar; only the result.")] = False,
+) -> None:
+    """Play GAMES seeds with every policy and model, CONCURRENCY games at once; results and
+    summary.json go to OUT/arena-<id>/. Running the same command again resumes a stopped arena:
+    finished games are skipped, stopped ones go on from their checkpoints."""
+    if ctx.invoked_subcommand is not None:
+        return
+    console = Console(highlight=False, stderr=True)
+    if server is not None and not URL.fullmatch(server):
+        raise SettingError(f"--server {server!r}: give the server's http:// or https:// URL")
+    contestants = [parse_model(m) for m in model or ["house"]]
+    role_counts = parse_roles(roles) if roles is not None else None
+    check_out_dir(out)
+    names = policy or [DEFAULT_POLICY]
+    arguments: dict[str, Any] = {
+        "games": games,
+        "players": players,
+        "policies": names,
+        "models": contestants,
+        "concurrency": concurrency,
+        "seed_start": seed_start,
+        "out": out,
+        "roles": role_counts,
+        "round_cap": round_cap,
+        "max_retries": max_retries,
+        "arena_id": arena_id,
+        "server": server,
+        "progress": not quiet,
+    }
+
+    def started(arena_dir: Path, total: int) -> None:
+        console.print(
+            f"Arena {arena_dir.name.removeprefix('arena-')}: {total} games ({games} seeds x {len(names)} "
+            f"policies x {len(contestants)} models), {concurrency} at once; results in {arena_dir}/ "
+            "(run the same command again to resume it)",
+            soft_wrap=True,
+        )
+
+    try:
+        summary = _run_interruptibly(console, {**arguments, "on_start": started})
+    except ArenaError as exc:
+        raise SettingError(str(exc)) from None
+    _print_summary(summary)
+    unfinished = summary["run"]["unfinished"]
+    if unfinished:
+        console.print(
+            f"{len(unfinished)} games did not finish; run the same command again to resume them.",
+            style="yellow",
+        )
+        raise typer.Exit(code=1)
+
+
+@arena_app.command("report")
+def report(
+    arena_dir: Annotated[Path, typer.Argument(help="The arena's folder (runs/arena-<id>).")],
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder of the report (default ARENA_DIR/report).", show_default=False),
+    ] = None,
+) -> None:
+    """Write the arena's report (report.md with its PNG plots) and print the judge's verdict."""
+    try:
+        page = write_report(arena_dir, out)
+    except ReportError as exc:
+        raise SettingError(str(exc)) from None
+    print(f"Report: {page}")
+
+
+def _run_interruptibly(console: Console, arguments: dict[str, Any]) -> JSON:
+    """Run the arena; Ctrl-C gives up the model calls in flight, every game stops at a checkpoint,
+    and the command ends with code 130 saying how to go on."""
+    interruptible = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    previous = signal.signal(signal.SIGINT, interrupt) if interruptible else None
+    try:
+        return run_arena(**arguments)
+    except KeyboardInterrupt:
+        console.print("stopped. Run the same command again to resume the arena.", style="bold red")
+        raise typer.Exit(code=130) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _print_summary(summary: JSON) -> None:
+    """Winners and calls by policy and model, and where the summary is."""
+    console = Console(highlight=False)
+    for pair in summary["by_pair"]:
+        wins = ", ".join(f"{side} {count}" for side, count in pair["winners"].items())
+        console.print(
+            f"{pair['policy']} / {pair['model']}: {pair['finished']}/{pair['games']} games ({wins}), "
+            f"{pair['calls_per_game']} calls per game",
+            soft_wrap=True,
+        )
+    console.print(f"Summary: {summary['run']['folder']}/{SUMMARY_FILE}", soft_wrap=True)

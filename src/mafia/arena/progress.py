@@ -1,0 +1,84 @@
+"""The arena's progress bar on stderr (rich, already a dependency): games done of all, games in
+play, model calls so far, and a line for every game that stopped without finishing."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+logger = logging.getLogger("mafia.arena")
+
+
+class ArenaProgress:
+    """Thread-safe counters shown as one bar; with ``enabled`` False it only counts."""
+
+    def __init__(self, title: str, total: int, done: int, enabled: bool) -> None:
+        self.console = Console(stderr=True, highlight=False)
+        self.calls = 0
+        self.running = 0
+        self.unfinished = 0
+        self._lock = threading.Lock()
+        self._bar: Progress | None = None
+        if enabled:
+            self._bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("games  {task.fields[running]} playing  {task.fields[calls]} calls"),
+                TimeElapsedColumn(),
+                console=self.console,
+                transient=False,
+            )
+            self._task = self._bar.add_task(title, total=total, completed=done, running=0, calls=0)
+
+    def __enter__(self) -> ArenaProgress:
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def _show(self, advance: int = 0) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, advance=advance, running=self.running, calls=self.calls)
+
+    def call(self, calls: int) -> None:
+        """A turn made ``calls`` model calls."""
+        with self._lock:
+            self.calls += calls
+            self._show()
+
+    def started(self) -> None:
+        """A game started or resumed."""
+        with self._lock:
+            self.running += 1
+            self._show()
+
+    def finished(self) -> None:
+        """A game finished."""
+        with self._lock:
+            self.running -= 1
+            self._show(advance=1)
+
+    def stopped(self, game: str, reason: str | None) -> None:
+        """A game stopped unfinished: because the arena stopped (no reason) or with an error."""
+        with self._lock:
+            self.running -= 1
+            self.unfinished += 1
+            self._show()
+            if reason is None:
+                return
+            if self._bar is not None:
+                self._bar.console.print(
+                    f"{game}: stopped: {reason}", style="yellow", soft_wrap=True, markup=False
+                )
+            else:
+                logger.warning("%s: stopped: %s", game, reason)
