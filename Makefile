@@ -23,6 +23,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
+	bash scripts/system_deps.sh
 	LANGSMITH_TRACING=false $(BIN)/pytest -q -n auto --dist worksteal
 
 test: lint typecheck pytest
