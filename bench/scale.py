@@ -8,7 +8,8 @@ Two parts, each in a fresh process of its own (so neither inherits the other's h
 - ``--sequential`` games (500) one after another, each with new player names, played the same
   way: the resident memory gained per game after ``--warmup`` games (``rss_growth_kb_per_game=``,
   measured after a garbage collection at both ends). A cache that keeps something of every game
-  shows here; one that is bounded fills during the warm-up and then stays flat.
+  shows here; one that is bounded fills during the warm-up (the largest, by design, within about
+  250 games of new names) and then stays flat. The resident memory every 50 games is printed too.
 
     .venv/bin/python bench/scale.py                      # both parts, the figures last
     .venv/bin/python bench/scale.py --concurrent 20 --sequential 0
@@ -26,6 +27,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import benchlib  # noqa: F401 - tracing off before LangChain loads
 from mafia.models.house import HouseModel
@@ -66,9 +68,10 @@ def concurrent(games: int, players: int) -> dict[str, float]:
     }
 
 
-def sequential(games: int, warmup: int, players: int) -> dict[str, float]:
+def sequential(games: int, warmup: int, players: int) -> dict[str, Any]:
     """``games`` games one after another, new names each game; memory gained per game after ``warmup``."""
     base = 0
+    trace: list[int] = []  # resident MB every 50 games: where the bounded caches fill up
     with (
         tempfile.TemporaryDirectory(prefix="mafia-scale-") as tmp,
         sqlite_checkpointer(Path(tmp) / "checkpoints.sqlite") as saver,
@@ -82,6 +85,8 @@ def sequential(games: int, warmup: int, players: int) -> dict[str, float]:
             if game + 1 == warmup:
                 gc.collect()
                 base = rss_kb()
+            if (game + 1) % 50 == 0:
+                trace.append(rss_kb() // 1024)
         seconds = time.perf_counter() - start
         gc.collect()
         end = rss_kb()
@@ -91,11 +96,12 @@ def sequential(games: int, warmup: int, players: int) -> dict[str, float]:
         "rss_after_warmup_mb": round(base / 1024, 1),
         "rss_end_mb": round(end / 1024, 1),
         "seconds": round(seconds, 1),
+        "rss_mb_every_50_games": trace,
         "rss_growth_kb_per_game": round((end - base) / (games - warmup), 1),
     }
 
 
-def in_child(*args: str) -> dict[str, float]:
+def in_child(*args: str) -> dict[str, Any]:
     """Run one part in a fresh process and read its figures."""
     done = subprocess.run(
         [sys.executable, __file__, "--part", *args], capture_output=True, text=True, check=False
@@ -112,7 +118,7 @@ def main() -> None:
     parser.add_argument("--concurrent", type=int, default=200, help="games at once (0: skip)")
     parser.add_argument("--sequential", type=int, default=500, help="games one after another (0: skip)")
     parser.add_argument(
-        "--warmup", type=int, default=100, help="sequential games before the growth is measured"
+        "--warmup", type=int, default=300, help="sequential games before the growth is measured"
     )
     parser.add_argument("--players", type=int, default=7)
     parser.add_argument("--part", nargs="+", help=argparse.SUPPRESS)
