@@ -91,7 +91,7 @@ def test_play_runs_and_resume_keep_their_checkpoints_in_postgres(
     [
         ("host=127.0.0.1 port", "not a PostgreSQL connection string"),
         (
-            f"host=127.0.0.1 port={free_port()} user=mafia connect_timeout=5",
+            "host=127.0.0.1 port={port} user=mafia connect_timeout=5",  # a port nothing listens on
             "cannot connect to the checkpoint database",
         ),
     ],
@@ -99,6 +99,7 @@ def test_play_runs_and_resume_keep_their_checkpoints_in_postgres(
 def test_a_database_that_cannot_be_used_is_one_line_and_exit_code_2(
     tmp_path: Path, dsn: str, message: str
 ) -> None:
+    dsn = dsn.format(port=free_port())
     result = runner.invoke(
         app, ["play", "--seed", "1", "--quiet", "--out", str(tmp_path), "--checkpoint-dsn", dsn]
     )
