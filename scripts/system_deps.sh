@@ -42,4 +42,10 @@ apt_install() {
 # Replays: the HTML page is checked in headless Chromium.
 have chromium || apt_install chromium
 
+# PostgreSQL server binaries (initdb, pg_ctl) for the checkpointer tests (tests/test_postgres.py).
+# Debian keeps them under /usr/lib/postgresql/<version>/bin, off PATH.
+if ! have initdb pg_ctl && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    apt_install postgresql
+fi
+
 exit 0

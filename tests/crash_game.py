@@ -1,5 +1,6 @@
 """A game in a process of its own, to be killed: ``play`` or ``resume`` a game under OUT with the
-house model, slowed by DELAY seconds per call (0 for full speed).
+house model, slowed by DELAY seconds per call (0 for full speed). Checkpoints go to
+OUT/checkpoints.sqlite, or to the PostgreSQL database of ``MAFIA_CHECKPOINT_DSN`` if it is set.
 
     python tests/crash_game.py play OUT SEED PLAYERS DELAY
     python tests/crash_game.py resume OUT RUN_ID SEED DELAY
@@ -9,13 +10,15 @@ Exits 3 when asked to resume a game no checkpoint holds.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from mafia.checkpoints import DSN_ENV, open_checkpointer
 from mafia.models.house import HouseModel
-from mafia.runner import GameNotFound, resume_game, run_game, sqlite_checkpointer
+from mafia.runner import GameNotFound, resume_game, run_game
 
 
 class SlowHouseModel(HouseModel):
@@ -31,7 +34,7 @@ class SlowHouseModel(HouseModel):
 def main(argv: list[str]) -> int:
     """Play or resume one game; the exit code says how it ended."""
     command, out = argv[0], Path(argv[1])
-    with sqlite_checkpointer(out / "checkpoints.sqlite") as saver:
+    with open_checkpointer(out, os.environ.get(DSN_ENV)) as saver:
         if command == "play":
             seed, players, delay = int(argv[2]), int(argv[3]), float(argv[4])
             model = SlowHouseModel(seed=seed, delay=delay)

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,10 +61,12 @@ class Watch:
         self.look()
 
 
-def run_until(command: list[str], watch: Watch, kill_at: int | None) -> int | None:
+def run_until(
+    command: list[str], watch: Watch, kill_at: int | None, extra_env: Mapping[str, str] | None = None
+) -> int | None:
     """Run ``command``; SIGKILL it once ``events.jsonl`` reaches ``kill_at`` bytes. The exit code,
     or None if it was killed before it ended."""
-    env = {**os.environ, "LANGSMITH_TRACING": "false"}
+    env = {**os.environ, "LANGSMITH_TRACING": "false", **(extra_env or {})}
     proc = subprocess.Popen([sys.executable, SCRIPT, *command], env=env)
     killed = False
     while proc.poll() is None:
@@ -78,9 +81,12 @@ def run_until(command: list[str], watch: Watch, kill_at: int | None) -> int | No
     return None if killed and code == -signal.SIGKILL else code
 
 
-def crash_and_resume(tmp: Path, seed: int, players: int, delay: float, kills: int) -> int:
+def crash_and_resume(
+    tmp: Path, seed: int, players: int, delay: float, kills: int, extra_env: Mapping[str, str] | None = None
+) -> int:
     """Play one game, killed ``kills`` times at random points (the first while playing, the
-    others while resuming), then resumed to the end. Returns how many kills hit a running game."""
+    others while resuming), then resumed to the end. Returns how many kills hit a running game.
+    ``extra_env`` reaches the game processes (``MAFIA_CHECKPOINT_DSN``: checkpoints in PostgreSQL)."""
     expected = reference(tmp / "reference", seed, players)
     out = tmp / "game"
     run_id = f"game-{players}p-seed{seed}"
@@ -93,13 +99,13 @@ def crash_and_resume(tmp: Path, seed: int, players: int, delay: float, kills: in
         if start >= len(expected["events.jsonl"]):
             break  # the last kill came after the last event: nothing is left to cut short
         kill_at = rng.randint(start + 1, len(expected["events.jsonl"]))
-        code = run_until(command, watch, kill_at)
+        code = run_until(command, watch, kill_at, extra_env)
         assert code in (None, 0), f"the game process failed with exit code {code}"
         hits += code is None
         command = ["resume", str(out), run_id, str(seed), str(delay)]
         for name in LOGS:
             assert expected[name].startswith(watch.held.get(name, b"")), f"{name} holds a wrong line"
-    assert run_until(command, watch, None) == 0
+    assert run_until(command, watch, None, extra_env) == 0
     assert watch.faults == []
     assert watch.held == expected, "the logs differ from the uninterrupted game's"
     return hits

@@ -35,7 +35,7 @@ CACHED_PRICE = 0.25
 
 # OpenAI's chat roles for LangChain's message types.
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
-_CHUNK_LIMIT = 200_000
+_CHUNK_LIMIT = 20_000  # lines, as the token counts (``mafia.context.tokens``): bounded for long runs
 
 JSON = dict[str, Any]
 Schema = type[BaseModel] | Mapping[str, Any]

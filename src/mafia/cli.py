@@ -8,14 +8,24 @@ import shlex
 import signal
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from rich.console import Console
 
 from mafia.arena.cli import arena_app
+from mafia.checkpoints import (
+    CHECKPOINT_FILE,
+    DSN_ENV,
+    CheckpointStoreError,
+    check_dsn,
+    list_threads,
+    open_checkpointer,
+)
 from mafia.checks import check_checkpoint_file, check_out_dir, check_seats, parse_roles
 from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError, interrupt
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
@@ -37,7 +47,6 @@ from mafia.runner import (
     resume_game,
     run_game,
     saved_threads,
-    sqlite_checkpointer,
 )
 
 app = MafiaApp(
@@ -73,7 +82,16 @@ PolicyOption = Annotated[str, typer.Option(help=f"Context policy: {', '.join(POL
 RevealOption = Annotated[bool, typer.Option(help="Show private night actions as they happen.")]
 QuietOption = Annotated[bool, typer.Option(help="Show only the setup and the result.")]
 OutOption = Annotated[Path, typer.Option(help="Folder for the runs' logs (OUT/<run id>/) and checkpoints.")]
-CHECKPOINT_FILE = "checkpoints.sqlite"
+DsnOption = Annotated[
+    str | None,
+    typer.Option(
+        "--checkpoint-dsn",
+        envvar=DSN_ENV,
+        show_envvar=True,
+        help="PostgreSQL connection string: checkpoint there instead of OUT/checkpoints.sqlite "
+        "(the logs stay under OUT).",
+    ),
+]
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="TOML game file; options given here override it.")
 ]
@@ -164,10 +182,14 @@ def resume_command(
     max_retries: int,
     config: Path | None,
     policy: str = DEFAULT_POLICY,
+    dsn: str | None = None,
 ) -> str:
     """The command line that resumes ``thread_id`` with the same models and context policy: the
-    game file's, and those the command line gave."""
+    game file's, and those the command line gave; and the checkpoint database the command line
+    gave (one taken from the environment is left there, and out of the terminal)."""
     parts = ["mafia", "resume", thread_id, "--out", shlex.quote(str(out))]
+    if dsn:
+        parts += ["--checkpoint-dsn", shlex.quote(dsn)]
     if policy != DEFAULT_POLICY:
         parts += ["--policy", shlex.quote(policy)]
     if config is not None:
@@ -194,7 +216,10 @@ def play(
     reveal: RevealOption = False,
     quiet: QuietOption = False,
     out: OutOption = Path("runs"),
-    checkpoint: Annotated[bool, typer.Option(help="Checkpoint every step to SQLite under --out.")] = True,
+    checkpoint: Annotated[
+        bool, typer.Option(help="Checkpoint every step (SQLite under --out by default).")
+    ] = True,
+    checkpoint_dsn: DsnOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Play one game, shown live; logs go to OUT/<run id>/events.jsonl and prompts.jsonl.
@@ -218,7 +243,10 @@ def play(
     out = Path(from_file(ctx, "out", out, file.run))
     checkpoint = from_file(ctx, "checkpoint", checkpoint, file.run)
     check_out_dir(out)
-    if checkpoint:
+    dsn = checkpoint_dsn if checkpoint else None
+    if dsn:
+        check_store(dsn)
+    elif checkpoint:
         check_checkpoint_file(out / CHECKPOINT_FILE)
     view = GameView(
         console,
@@ -233,7 +261,9 @@ def play(
         run_id = new_id
         console.print(f"[dim]Game {run_id}: logs in {out / run_id}/[/]", soft_wrap=True)
         if checkpoint:
-            hint = resume_command(run_id, out, default, flag_seats, max_retries, config, policy)
+            hint = resume_command(
+                run_id, out, default, flag_seats, max_retries, config, policy, _flag(ctx, dsn)
+            )
             console.print(f"[dim]If it stops, go on with: {hint}[/]", soft_wrap=True)
 
     kwargs: dict[str, Any] = {
@@ -246,13 +276,37 @@ def play(
         "on_event": view,
     }
     if checkpoint:
-        with sqlite_checkpointer(out / CHECKPOINT_FILE) as saver:
+        with checkpoint_store(out, dsn) as saver:
             final = play_through(console, lambda: run_game(setup, checkpointer=saver, **kwargs), lambda: hint)
     else:
         final = play_through(console, lambda: run_game(setup, **kwargs), lambda: None)
     console.print(f"[dim]Logs: {out / run_id}/  (run {run_id})[/]")
     if final.get("winner") is None:
         raise typer.Exit(code=1)
+
+
+def check_store(dsn: str) -> None:
+    """A connection string psycopg can read, checked before anything starts."""
+    try:
+        check_dsn(dsn)
+    except CheckpointStoreError as exc:
+        raise SettingError(f"--checkpoint-dsn: {exc}") from None
+
+
+@contextmanager
+def checkpoint_store(out: Path, dsn: str | None) -> Iterator[BaseCheckpointSaver[Any]]:
+    """The checkpointer of ``open_checkpointer``; a database that cannot be used exits with its cause."""
+    try:
+        with open_checkpointer(out, dsn) as saver:
+            yield saver
+    except CheckpointStoreError as exc:
+        raise SettingError(f"--checkpoint-dsn: {exc}") from None
+
+
+def _flag(ctx: typer.Context, dsn: str | None) -> str | None:
+    """``dsn`` if it was given on the command line itself (not from the environment)."""
+    source = ctx.get_parameter_source("checkpoint_dsn")
+    return dsn if source is not None and source.name == "COMMANDLINE" else None
 
 
 def _given(ctx: typer.Context) -> set[str]:
@@ -298,6 +352,7 @@ def resume(
     policy: PolicyOption = DEFAULT_POLICY,
     quiet: QuietOption = False,
     reveal: RevealOption = False,
+    checkpoint_dsn: DsnOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Go on with a checkpointed game from its last completed step (the game so far is shown
@@ -309,21 +364,26 @@ def resume(
     max_retries = from_file(ctx, "max_retries", max_retries, file.run)
     check_models([default, *seats.values()], max_retries)
     out = Path(from_file(ctx, "out", out, file.run))
+    dsn = checkpoint_dsn
     database = out / CHECKPOINT_FILE
-    if not database.exists():
+    if dsn:
+        check_store(dsn)
+    elif not database.exists():
         raise SettingError(f"no checkpoints at {database} (use --out with the folder the game used)")
     check_out_dir(out)
-    check_checkpoint_file(database)
+    if not dsn:
+        check_checkpoint_file(database)
     view = GameView(
         console,
         reveal=from_file(ctx, "reveal", reveal, file.run),
         quiet=from_file(ctx, "quiet", quiet, file.run),
     )
     context_policy = check_policy(policy)
-    hint = resume_command(thread, out, default, flag_seats, max_retries, config, policy)
-    with sqlite_checkpointer(database) as saver:
+    hint = resume_command(thread, out, default, flag_seats, max_retries, config, policy, _flag(ctx, dsn))
+    with checkpoint_store(out, dsn) as saver:
         if not is_saved(saver, thread):
-            raise SettingError(f"no checkpointed game with thread id {thread!r} in {database}")
+            where = "the checkpoint database" if dsn else str(database)
+            raise SettingError(f"no checkpointed game with thread id {thread!r} in {where}")
 
         def run() -> dict[str, Any]:
             return resume_game(
@@ -344,20 +404,26 @@ def resume(
 
 
 @app.command()
-def runs(out: OutOption = Path("runs")) -> None:
-    """List the games checkpointed under OUT: where each stands and the command that resumes it."""
+def runs(ctx: typer.Context, out: OutOption = Path("runs"), checkpoint_dsn: DsnOption = None) -> None:
+    """List the games checkpointed under OUT (or in the database of --checkpoint-dsn): where each
+    stands and the command that resumes it."""
     console = Console(highlight=False)
+    dsn = checkpoint_dsn
     database = out / CHECKPOINT_FILE
-    if not database.exists():
-        raise SettingError(f"no checkpoints at {database} (use --out with the folder the games used)")
-    try:
-        threads = saved_threads(database)
-    except sqlite3.DatabaseError as exc:
-        raise SettingError(f"{database} is not a checkpoint file ({exc})") from None
-    if not threads:
-        console.print(f"No games in {database}.")
-        return
-    with sqlite_checkpointer(database) as saver:
+    if dsn:
+        check_store(dsn)
+    else:
+        if not database.exists():
+            raise SettingError(f"no checkpoints at {database} (use --out with the folder the games used)")
+        try:
+            saved_threads(database)
+        except sqlite3.DatabaseError as exc:
+            raise SettingError(f"{database} is not a checkpoint file ({exc})") from None
+    with checkpoint_store(out, dsn) as saver:
+        threads = list_threads(saver, out)
+        if not threads:
+            console.print(f"No games in {'the checkpoint database' if dsn else database}.")
+            return
         for thread in threads:
             status = game_status(saver, thread)
             if status["winner"] is not None:
@@ -365,20 +431,22 @@ def runs(out: OutOption = Path("runs")) -> None:
             else:
                 where = "night zero" if status["round"] == 0 else f"{status['phase']} {status['round']}"
                 state = "running now" if is_running(out / thread) else f"stopped at {where}"
-                command = run_resume_command(thread, out)
+                command = run_resume_command(thread, out, _flag(ctx, dsn))
             console.print(f"{thread}  {state}  ({status['events']} events)")
             if command:
                 console.print(f"    {command}", soft_wrap=True)
 
 
-def run_resume_command(thread: str, out: Path) -> str:
+def run_resume_command(thread: str, out: Path, dsn: str | None = None) -> str:
     """The command that resumes ``thread`` with the models its run recorded (else the defaults)."""
     recorded = read_run_file(out / thread)
     model = recorded.get("model", "house")
     seats = dict(recorded.get("seat_models", {}))
     if any(spec.startswith("<") for spec in [model, *seats.values()]):  # given as Python objects
-        return f"mafia resume {thread} --out {shlex.quote(str(out))} --model MODEL ..."
+        store = f" --checkpoint-dsn {shlex.quote(dsn)}" if dsn else ""
+        return f"mafia resume {thread} --out {shlex.quote(str(out))}{store} --model MODEL ..."
     policy = recorded.get("policy", DEFAULT_POLICY)
     if policy not in POLICIES:  # a policy given from Python: it cannot be named here
-        return f"mafia resume {thread} --out {shlex.quote(str(out))} --policy POLICY ..."
-    return resume_command(thread, out, model, seats, int(recorded.get("max_retries", 2)), None, policy)
+        store = f" --checkpoint-dsn {shlex.quote(dsn)}" if dsn else ""
+        return f"mafia resume {thread} --out {shlex.quote(str(out))}{store} --policy POLICY ..."
+    return resume_command(thread, out, model, seats, int(recorded.get("max_retries", 2)), None, policy, dsn)

@@ -24,6 +24,7 @@ from mafia.billing import GameCache
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.events import EventBase, parse_event
 from mafia.graph import build_graph
+from mafia.nodes.common import forget_game
 from mafia.nodes.setup import config_from_input, game_id_for
 from mafia.runtime import GameContext, ModelLike
 from mafia.state import JSON, ConfigInput, InputState
@@ -466,4 +467,6 @@ def _stream(
                 log.step(final)
     finally:
         log.close()
+        if final.get("game_id"):
+            forget_game(final["game_id"])  # its parsed log and views are of no further use
     return {key: value for key, value in final.items() if key != "prompts"}

