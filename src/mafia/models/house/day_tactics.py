@@ -9,8 +9,8 @@ already doubts, and attack or counter a Detective claim that names one of them.
 
 from __future__ import annotations
 
-from mafia.models.house_speech import compose, line
-from mafia.models.house_tactics import (
+from mafia.models.house.phrasing import compose, line
+from mafia.models.house.tactics import (
     FOLLOW_NOMINATE,
     FOLLOW_READ,
     FOLLOW_VOTE,

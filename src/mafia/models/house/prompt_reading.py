@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
-from mafia.models.house_text import TextReading, read_text
+from mafia.models.house.text_reading import TextReading, read_text
 from mafia.prompts import anchors as a
 
 # Sections written by the stable (system) part: rules text may show example lines, so the

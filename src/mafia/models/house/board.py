@@ -12,8 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from mafia.models.house_reading import PromptView, SaidLine
-from mafia.models.house_text import TextReading
+from mafia.models.house.prompt_reading import PromptView, SaidLine
+from mafia.models.house.text_reading import TextReading
 from mafia.rules import SKIP
 
 CERTAIN = 50.0
