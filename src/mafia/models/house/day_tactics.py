@@ -9,6 +9,8 @@ already doubts, and attack or counter a Detective claim that names one of them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from mafia.models.house.phrasing import compose, line
 from mafia.models.house.tactics import (
     FOLLOW_NOMINATE,
@@ -47,147 +49,209 @@ def speak(ctx: Ctx) -> Decision:
         core = [line(rng, "gut", t=pick)] if pick else [line(rng, "no_read")]
         speech = compose(rng, ctx.style, core, living=len(b.living))
         return decision_with({"text": speech, "choice": pick}, "Play it by ear.", "A quick, loose read.")
-    if b.role == "Mafia":
-        core, nomination, strategy, reasoning = _speak_mafia(ctx, cands)
-    else:
-        core, nomination, strategy, reasoning = _speak_town(ctx, cands)
-    speech = compose(rng, ctx.style, core, living=len(b.living))
-    return decision_with({"text": speech, "choice": nomination}, strategy, reasoning)
+    said = _speak_mafia(ctx, cands) if b.role == "Mafia" else _speak_town(ctx, cands)
+    speech = compose(rng, ctx.style, said.core, living=len(b.living))
+    return decision_with({"text": speech, "choice": said.nomination}, said.strategy, said.reasoning)
 
 
-def _speak_town(ctx: Ctx, cands: list[str]) -> tuple[list[str], str | None, str, str]:
-    b, rng = ctx.board, ctx.rng
-    core: list[str] = []
+@dataclass(slots=True)
+class _Speech:
+    """A day speech being built: its core sentences, the nomination, and the thinking behind it."""
+
+    strategy: str
+    core: list[str] = field(default_factory=list)
     nomination: str | None = None
-    strategy = "Find the Mafia from claims, accusations and votes; hold back without evidence."
-    reasoning = ""
+    reasoning: str = ""
+
+
+def _speak_town(ctx: Ctx, cands: list[str]) -> _Speech:
+    """Town's speech: a Detective's reveal when it has reason to, a denial under pressure, then a
+    nomination from a trusted Detective claim or from its own read."""
+    b = ctx.board
+    said = _Speech("Find the Mafia from claims, accusations and votes; hold back without evidence.")
     revealed = False
     if b.role == "Detective":
-        found = mafia_found_alive(b, cands)
-        liars = sorted(c for c in b.liars if c in cands)
-        cleared = [t for t, r in b.my_results.items() if r == "Not Mafia"]
-        endangered = [t for t in cleared if b.nominations_today[t] >= 2]
-        if (
-            b.i_claimed_detective
-            or found
-            or liars
-            or endangered
-            or b.pressure >= 2
-            or (b.nominations_today.get(b.me, 0) >= 1 and bool(ctx.view.results))
-            or len(b.living) <= 4
-        ):
-            revealed = True
-            core += detective_report(ctx)
-            strategy = "Reveal my findings so the town votes out the Mafia I found."
-            if found:
-                nomination = found[0]
-                core.append(line(rng, "detective_call", t=nomination))
-                reasoning = f"My investigation found {nomination} is Mafia."
-            elif liars:
-                nomination = liars[0]
-                core.append(line(rng, "fake_detective", c=nomination))
-                reasoning = f"{nomination} falsely claims to be the Detective."
-            elif endangered:
-                reasoning = f"{endangered[0]} is cleared by my investigation; I must save them."
-            cands = [c for c in cands if b.my_results.get(c) != "Not Mafia"]
+        revealed, cands = _detective_reveal(ctx, cands, said)
     if b.pressure and not revealed:
-        core.append(line(rng, "deny"))
-        if b.role == "Doctor" and b.pressure >= (2 if ctx.knobs.aggression > 0.7 else 3):
-            core.append(line(rng, "doctor_claim"))
-            strategy = "Claim Doctor to survive the pressure; protect myself from now on."
-    if nomination is None:
-        for claimant, target, result in b.findings:
-            if result == "Mafia" and b.trust.get(claimant, 0.0) >= 0.6 and target in cands:
-                core.append(line(rng, "support_claim", c=claimant))
-                core.append(line(rng, "claim_target", t=target))
-                nomination = target
-                reasoning = f"{claimant}'s Detective claim named {target} Mafia; I trust it."
-                break
-    if nomination is None:
-        top = best(rng, cands, lambda p: b.total(p, FOLLOW_NOMINATE))
-        gut = gut_chance(ctx)
-        if top is not None and b.total(top, FOLLOW_NOMINATE) >= nominate_threshold(ctx):
-            nomination = top
-            core.append(line(rng, "accuse", t=top, why=public_why(b, top, rng)))
-            reasoning = f"{top} is my top suspect: {private_note(b, top)}."
-        elif top is not None and (is_early(b) or not b.nominations_today) and rng.random() < gut:
-            nomination = top if b.total(top, FOLLOW_NOMINATE) > 0 else rng.choice(cands)
-            core.append(line(rng, "gut", t=nomination))
-            reasoning = f"Little evidence yet; a read on {nomination} draws reactions."
-        elif not core:
-            core.append(line(rng, "no_read"))
-            reasoning = "Nothing stands out enough to nominate."
-    return core, nomination, strategy, reasoning or "I follow the evidence."
+        _deny(ctx, said)
+    if said.nomination is None:
+        _back_trusted_claim(ctx, cands, said)
+    if said.nomination is None:
+        _town_nomination(ctx, cands, said)
+    said.reasoning = said.reasoning or "I follow the evidence."
+    return said
 
 
-def _speak_mafia(ctx: Ctx, cands: list[str]) -> tuple[list[str], str | None, str, str]:
-    b, rng, aggr = ctx.board, ctx.rng, ctx.knobs.aggression
-    table = ctx.table
-    danger = danger_scores(ctx)
-    core: list[str] = []
-    nomination: str | None = None
-    strategy = "Blend in as Town; steer suspicion onto town players, never onto my partners."
-    reasoning = ""
+def _detective_reveal(ctx: Ctx, cands: list[str], said: _Speech) -> tuple[bool, list[str]]:
+    """The Detective reveals its findings when they matter (or it is pressed, or the end is near)
+    and calls the Mafia it found or a false claimant. Returns whether it revealed, and the
+    candidates left to nominate (the players it cleared taken out)."""
+    b, rng = ctx.board, ctx.rng
+    found = mafia_found_alive(b, cands)
+    liars = sorted(c for c in b.liars if c in cands)
+    cleared = [t for t, r in b.my_results.items() if r == "Not Mafia"]
+    endangered = [t for t in cleared if b.nominations_today[t] >= 2]
+    if not _must_reveal(ctx, bool(found or liars or endangered)):
+        return False, cands
+    said.core += detective_report(ctx)
+    said.strategy = "Reveal my findings so the town votes out the Mafia I found."
+    if found:
+        said.nomination = found[0]
+        said.core.append(line(rng, "detective_call", t=said.nomination))
+        said.reasoning = f"My investigation found {said.nomination} is Mafia."
+    elif liars:
+        said.nomination = liars[0]
+        said.core.append(line(rng, "fake_detective", c=said.nomination))
+        said.reasoning = f"{said.nomination} falsely claims to be the Detective."
+    elif endangered:
+        said.reasoning = f"{endangered[0]} is cleared by my investigation; I must save them."
+    return True, [c for c in cands if b.my_results.get(c) != "Not Mafia"]
+
+
+def _must_reveal(ctx: Ctx, findings_matter: bool) -> bool:
+    """Whether the Detective speaks up: already out, findings that matter, pressed hard (or
+    nominated with results to show), or few players left."""
+    b = ctx.board
+    return (
+        b.i_claimed_detective
+        or findings_matter
+        or b.pressure >= 2
+        or (b.nominations_today.get(b.me, 0) >= 1 and bool(ctx.view.results))
+        or len(b.living) <= 4
+    )
+
+
+def _deny(ctx: Ctx, said: _Speech) -> None:
+    """Deny under pressure; a Doctor pressed hard enough claims the role to survive."""
+    b, rng = ctx.board, ctx.rng
+    said.core.append(line(rng, "deny"))
+    if b.role == "Doctor" and b.pressure >= (2 if ctx.knobs.aggression > 0.7 else 3):
+        said.core.append(line(rng, "doctor_claim"))
+        said.strategy = "Claim Doctor to survive the pressure; protect myself from now on."
+
+
+def _back_trusted_claim(ctx: Ctx, cands: list[str], said: _Speech) -> None:
+    """Back the first trusted Detective claim that names a candidate Mafia."""
+    b, rng = ctx.board, ctx.rng
+    for claimant, target, result in b.findings:
+        if result == "Mafia" and b.trust.get(claimant, 0.0) >= 0.6 and target in cands:
+            said.core.append(line(rng, "support_claim", c=claimant))
+            said.core.append(line(rng, "claim_target", t=target))
+            said.nomination = target
+            said.reasoning = f"{claimant}'s Detective claim named {target} Mafia; I trust it."
+            return
+
+
+def _town_nomination(ctx: Ctx, cands: list[str], said: _Speech) -> None:
+    """Nominate the top suspect when the evidence clears the bar, else maybe a gut read early on,
+    else (with nothing said yet) say there is no read."""
+    b, rng = ctx.board, ctx.rng
+    top = best(rng, cands, lambda p: b.total(p, FOLLOW_NOMINATE))
+    gut = gut_chance(ctx)
+    if top is not None and b.total(top, FOLLOW_NOMINATE) >= nominate_threshold(ctx):
+        said.nomination = top
+        said.core.append(line(rng, "accuse", t=top, why=public_why(b, top, rng)))
+        said.reasoning = f"{top} is my top suspect: {private_note(b, top)}."
+    elif top is not None and (is_early(b) or not b.nominations_today) and rng.random() < gut:
+        said.nomination = top if b.total(top, FOLLOW_NOMINATE) > 0 else rng.choice(cands)
+        said.core.append(line(rng, "gut", t=said.nomination))
+        said.reasoning = f"Little evidence yet; a read on {said.nomination} draws reactions."
+    elif not said.core:
+        said.core.append(line(rng, "no_read"))
+        said.reasoning = "Nothing stands out enough to nominate."
+
+
+def _speak_mafia(ctx: Ctx, cands: list[str]) -> _Speech:
+    """Mafia's speech: deny under pressure, keep up a fake Detective claim, answer a claim that
+    exposes the team or back a partner's, else push the town player the table doubts."""
+    b, rng = ctx.board, ctx.rng
+    said = _Speech("Blend in as Town; steer suspicion onto town players, never onto my partners.")
     threats = [c for c in exposing_claimants(ctx) if c in cands]
     partner_claims = [p for p in b.detective_claims if p in b.partners]
     if b.pressure:
-        core.append(line(rng, "deny"))
+        said.core.append(line(rng, "deny"))
     if b.i_claimed_detective:
-        mine = [t for c, t, r in b.findings if c == b.me and r == "Mafia" and t in cands]
-        target = mine[0] if mine else best(rng, cands, lambda p: table.total(p, FOLLOW_VOTE))
-        core.append(line(rng, "detective_again"))
-        if target is not None:
-            core.append(line(rng, "finding", t=target, r="Mafia"))
-            core.append(line(rng, "detective_call", t=target))
-        nomination = target
-        strategy = "Keep up my Detective claim and drive the town onto a town player."
-        reasoning = f"My fake Detective story points at {target}."
+        _keep_fake_claim(ctx, cands, said)
     elif threats:
-        c = threats[0]
-        designated = counterclaimer(ctx)
-        chance = 0.25 + 0.5 * aggr
-        if designated is not None:
-            chance = 0.9 if designated == b.me else 0.1
-        nomination = c
-        if not partner_claims and rng.random() < chance:
-            core += [
-                line(rng, "detective_intro"),
-                line(rng, "finding", t=c, r="Mafia"),
-                line(rng, "fake_detective", c=c),
-            ]
-            strategy = "Counterclaim Detective to discredit the real one."
-            reasoning = f"{c} claims Detective and named one of us; a counterclaim muddies it."
-        else:
-            core.append(line(rng, "attack_claim", c=c))
-            strategy = "Discredit the Detective claim that threatens my team."
-            reasoning = f"{c}'s Detective claim exposes my team; attack its credibility."
+        _answer_claim(ctx, threats[0], bool(partner_claims), said)
     elif partner_claims:
-        p = partner_claims[0]
-        named = [t for c, t, r in b.findings if c == p and r == "Mafia" and t in cands]
-        if named:
-            nomination = named[0]
-            core.append(line(rng, "support_claim", c=p))
-            core.append(line(rng, "claim_target", t=nomination))
-            reasoning = f"Back my partner {p}'s fake claim against {nomination}."
-    if nomination is None:
-        planned = plan_target(ctx, cands)
+        _back_partner_claim(ctx, partner_claims[0], cands, said)
+    if said.nomination is None:
+        _mafia_push(ctx, cands, said)
+    said.reasoning = said.reasoning or "Keep suspicion away from my team."
+    return said
 
-        def push_key(p: str) -> float:
-            return table.total(p, FOLLOW_VOTE) + 0.4 * danger.get(p, 0.0) + 1.5 * (p == planned)
 
-        push = best(rng, cands, push_key)
-        if push is not None and table.total(push, FOLLOW_VOTE) >= nominate_threshold(ctx) - 0.3:
-            nomination = push
-            core.append(line(rng, "accuse", t=push, why=public_why(table, push, rng)))
-            reasoning = f"The table already doubts {push}; pushing them costs us nothing."
-        elif push is not None and rng.random() < (0.3 if is_early(b) else 0.15) + 0.2 * aggr:
-            nomination = planned or push
-            core.append(line(rng, "gut", t=nomination))
-            reasoning = f"Start the agreed push on {nomination}."
-        elif not core:
-            core.append(line(rng, "no_read"))
-            reasoning = "Stay quiet and let the town argue."
-    return core, nomination, strategy, reasoning or "Keep suspicion away from my team."
+def _keep_fake_claim(ctx: Ctx, cands: list[str], said: _Speech) -> None:
+    """Keep up my fake Detective claim: report a "finding" on a town player and call for them."""
+    b, rng, table = ctx.board, ctx.rng, ctx.table
+    mine = [t for c, t, r in b.findings if c == b.me and r == "Mafia" and t in cands]
+    target = mine[0] if mine else best(rng, cands, lambda p: table.total(p, FOLLOW_VOTE))
+    said.core.append(line(rng, "detective_again"))
+    if target is not None:
+        said.core.append(line(rng, "finding", t=target, r="Mafia"))
+        said.core.append(line(rng, "detective_call", t=target))
+    said.nomination = target
+    said.strategy = "Keep up my Detective claim and drive the town onto a town player."
+    said.reasoning = f"My fake Detective story points at {target}."
+
+
+def _answer_claim(ctx: Ctx, claimant: str, partner_claimed: bool, said: _Speech) -> None:
+    """Nominate a Detective claimant who named one of us: counterclaim (the designated teammate
+    most likely, and never when a partner already claimed), else attack the claim."""
+    b, rng = ctx.board, ctx.rng
+    designated = counterclaimer(ctx)
+    chance = 0.25 + 0.5 * ctx.knobs.aggression
+    if designated is not None:
+        chance = 0.9 if designated == b.me else 0.1
+    said.nomination = claimant
+    if not partner_claimed and rng.random() < chance:
+        said.core += [
+            line(rng, "detective_intro"),
+            line(rng, "finding", t=claimant, r="Mafia"),
+            line(rng, "fake_detective", c=claimant),
+        ]
+        said.strategy = "Counterclaim Detective to discredit the real one."
+        said.reasoning = f"{claimant} claims Detective and named one of us; a counterclaim muddies it."
+    else:
+        said.core.append(line(rng, "attack_claim", c=claimant))
+        said.strategy = "Discredit the Detective claim that threatens my team."
+        said.reasoning = f"{claimant}'s Detective claim exposes my team; attack its credibility."
+
+
+def _back_partner_claim(ctx: Ctx, partner: str, cands: list[str], said: _Speech) -> None:
+    """Back a partner's fake Detective claim by nominating the town player it named."""
+    b, rng = ctx.board, ctx.rng
+    named = [t for c, t, r in b.findings if c == partner and r == "Mafia" and t in cands]
+    if named:
+        said.nomination = named[0]
+        said.core.append(line(rng, "support_claim", c=partner))
+        said.core.append(line(rng, "claim_target", t=said.nomination))
+        said.reasoning = f"Back my partner {partner}'s fake claim against {said.nomination}."
+
+
+def _mafia_push(ctx: Ctx, cands: list[str], said: _Speech) -> None:
+    """Push the town player the table doubts (or the planned, dangerous one) when it costs little,
+    else maybe start the agreed push, else (with nothing said yet) stay quiet."""
+    b, rng, table, aggr = ctx.board, ctx.rng, ctx.table, ctx.knobs.aggression
+    danger = danger_scores(ctx)
+    planned = plan_target(ctx, cands)
+
+    def push_key(p: str) -> float:
+        return table.total(p, FOLLOW_VOTE) + 0.4 * danger.get(p, 0.0) + 1.5 * (p == planned)
+
+    push = best(rng, cands, push_key)
+    if push is not None and table.total(push, FOLLOW_VOTE) >= nominate_threshold(ctx) - 0.3:
+        said.nomination = push
+        said.core.append(line(rng, "accuse", t=push, why=public_why(table, push, rng)))
+        said.reasoning = f"The table already doubts {push}; pushing them costs us nothing."
+    elif push is not None and rng.random() < (0.3 if is_early(b) else 0.15) + 0.2 * aggr:
+        said.nomination = planned or push
+        said.core.append(line(rng, "gut", t=said.nomination))
+        said.reasoning = f"Start the agreed push on {said.nomination}."
+    elif not said.core:
+        said.core.append(line(rng, "no_read"))
+        said.reasoning = "Stay quiet and let the town argue."
 
 
 def vote(ctx: Ctx) -> Decision:
