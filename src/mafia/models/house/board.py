@@ -227,19 +227,13 @@ def _weigh_honest(board: Board, honest: list[str]) -> None:
 
 
 def _knowledge(board: Board, view: PromptView, private: bool) -> None:
-    me = board.me
+    """Who is known or believed Mafia or cleared: my investigations, night victims, players saved
+    by my protection, false claims, and the findings of the Detective claims I trust."""
     if private and board.role == "Detective":
-        for _night, target, result in view.results:
-            board.my_results[target] = result
-            if result == "Mafia":
-                board.known_mafia.add(target)
-                board.add(target, 2 * CERTAIN, "my investigation says so", "investigated: Mafia")
-            else:
-                board.cleared.add(target)
-                board.add(target, -2 * CERTAIN, "", "investigated: Not Mafia")
+        _my_results(board, view)
     board.cleared.update(board.night_victims)
     for player in board.saved:
-        if player != me:
+        if player != board.me:
             board.cleared.add(player)
             board.add(player, -4.0, "", "the Mafia went for them on a night I protected them")
     board.known_mafia.update(board.partners)
@@ -247,6 +241,25 @@ def _knowledge(board: Board, view: PromptView, private: bool) -> None:
         sure = private and board.role in ("Detective", "Town", "Doctor")
         weight = CERTAIN if sure else 6.0
         board.add(liar, weight, "their Detective claim is false", "false Detective claim")
+    _detective_claims(board)
+    _doctor_claims(board, private)
+
+
+def _my_results(board: Board, view: PromptView) -> None:
+    """The Detective's own investigations: certainties both ways."""
+    for _night, target, result in view.results:
+        board.my_results[target] = result
+        if result == "Mafia":
+            board.known_mafia.add(target)
+            board.add(target, 2 * CERTAIN, "my investigation says so", "investigated: Mafia")
+        else:
+            board.cleared.add(target)
+            board.add(target, -2 * CERTAIN, "", "investigated: Not Mafia")
+
+
+def _detective_claims(board: Board) -> None:
+    """Rival Detective claims cast doubt on each claimant, a lone one vouches for its claimant;
+    a trusted claim's findings weigh on their targets (and settle them when trusted enough)."""
     for c, w in board.trust.items():
         if c in board.partners:
             continue
@@ -272,6 +285,12 @@ def _knowledge(board: Board, view: PromptView, private: bool) -> None:
             board.add(target, -4.0 * w, "", f"cleared by {claimant}")
             if w >= 0.6:
                 board.cleared.add(target)
+
+
+def _doctor_claims(board: Board, private: bool) -> None:
+    """Another's Doctor claim is false to the real Doctor; to others rival claims cast doubt and
+    a lone claim vouches a little."""
+    me = board.me
     if private and board.role == "Doctor":
         for c in board.doctor_claims:
             if c != me:
