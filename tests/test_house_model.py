@@ -28,7 +28,7 @@ from mafia.actions import (
 from mafia.context.builder import build_context
 from mafia.events import Fallback, GameOver, parse_event
 from mafia.models.house import HouseModel, prompt_text
-from mafia.models.house_reading import read_prompt
+from mafia.models.house.prompt_reading import read_prompt
 from mafia.nodes.player import TEXT_FIELD
 from mafia.personas import PERSONAS
 from mafia.prompts import anchors as a

@@ -1,6 +1,6 @@
 """The house model's phrasing: several wordings per situation, coloured by the speaker's persona.
 
-Core sentences always name players explicitly with the words the reader in ``house_reading``
+Core sentences always name players explicitly with the words the reader in ``prompt_reading``
 recognises ("I suspect Player 4", "Player 4 is Mafia", "I am the Detective", "I investigated
 Player 4: Mafia"), so house players can follow each other's accusations and claims. Reasons inside
 an accusation never name a second player: a sentence's names are all read as its targets. "X is

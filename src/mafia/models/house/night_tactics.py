@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from mafia.models.house_tactics import (
+from mafia.models.house.tactics import (
     FOLLOW_READ,
     Ctx,
     Decision,

@@ -2,8 +2,8 @@
 
 It decides only from the messages it is sent (never from engine state): it reads the rendered
 prompt's anchor lines (``mafia.prompts.anchors``) and its ``[YOUR MEMORY]`` JSON, scores the table
-(``house_board``), decides the task (``house_policy``) with wordings coloured by persona
-(``house_speech``), and writes the answer into whatever schema is bound, walking its JSON schema so
+(``board``), decides the task (``decisions``) with wordings coloured by persona
+(``phrasing``), and writes the answer into whatever schema is bound, walking its JSON schema so
 that unknown schemas still get a valid answer. The same messages and seed give the same answer,
 byte for byte: all randomness comes from a ``random.Random`` seeded with sha256(seed, prompt).
 
@@ -49,9 +49,9 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field
 
-from mafia.models.house_policy import Decision, Knobs, decide
-from mafia.models.house_reading import PromptView, read_prompt
-from mafia.models.house_schema import fill
+from mafia.models.house.decisions import Decision, Knobs, decide
+from mafia.models.house.prompt_reading import PromptView, read_prompt
+from mafia.models.house.schema_fill import fill
 
 __all__ = ["HouseModel", "prompt_text"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
-from mafia.models.house_text import TextReading, read_text
+from mafia.models.house.text_reading import TextReading, read_text
 from mafia.prompts import anchors as a
 
 # Sections written by the stable (system) part: rules text may show example lines, so the
@@ -254,6 +254,19 @@ def _line_after(text: str, prefix: str) -> str | None:
     return text[i + len(prefix) : end if end >= 0 else len(text)]
 
 
+@dataclass(slots=True)
+class _Gathered:
+    """What the sections say, gathered in prompt order before the view is finished."""
+
+    transcript_lines: set[str] = field(default_factory=set)  # raw said and ballot lines
+    said_elsewhere: list[tuple[str, SaidLine]] = field(default_factory=list)
+    ballots_elsewhere: list[tuple[str, tuple[tuple[str, str, int], ...]]] = field(default_factory=list)
+    fixed: dict[str, str] = field(default_factory=dict)  # line kind -> line
+    night_deaths: list[tuple[int, str | None]] = field(default_factory=list)
+    results: dict[tuple[int, str], str] = field(default_factory=dict)  # (night, target) -> result
+    memory: str = ""
+
+
 def read_prompt(text: str) -> PromptView:
     """Parse the prompt text (all messages joined) into a ``PromptView``.
 
@@ -266,6 +279,22 @@ def read_prompt(text: str) -> PromptView:
     transcript.
     """
     view = PromptView()
+    _read_identity(view, text)
+    got = _Gathered()
+    for header, body in _sections(text):
+        _gather(view, got, header, body)
+    view.results = [(night, target, result) for (night, target), result in got.results.items()]
+    _read_fixed(view, got.fixed, got.night_deaths)
+    view.today = view.round if view.phase == "Day" else max((s.day for s in view.said), default=0)
+    _add_recent(view, got)
+    if got.memory.strip():
+        _read_memory(view, got.memory)
+    view.names = _mentioned(view)
+    return view
+
+
+def _read_identity(view: PromptView, text: str) -> None:
+    """The "You are ..." line (name and role) and the persona line, wherever they stand."""
     identity = _line_after(text, "You are ")
     if identity is not None:
         m = a.IDENTITY_LINE.match("You are " + identity)
@@ -274,62 +303,67 @@ def read_prompt(text: str) -> PromptView:
     persona = _line_after(text, "Your persona: ")
     if persona is not None:
         view.persona = persona.strip()
-    transcript_lines: set[str] = set()
-    said_elsewhere: list[tuple[str, SaidLine]] = []
-    ballots_elsewhere: list[tuple[str, tuple[tuple[str, str, int], ...]]] = []
-    fixed: dict[str, str] = {}
-    night_deaths: list[tuple[int, str | None]] = []
-    results: dict[tuple[int, str], str] = {}
-    memory = ""
-    for header, body in _sections(text):
-        if header in _STATIC_SECTIONS:
-            continue
-        if header == a.MEMORY:
-            memory += body
-            continue
-        is_task = header.startswith(a.TASK_PREFIX)
-        if is_task:
-            view.action = header[len(a.TASK_PREFIX) : -1].lower()
-        in_transcript = header in (a.TRANSCRIPT, "")
-        for sec in _read_transcript(body) if in_transcript else (_read_section(body),):
-            if in_transcript:
-                for raw, said in sec.said:
-                    transcript_lines.add(raw)
-                    view.said.append(said)
-                for raw, ballots in sec.ballots:
-                    transcript_lines.add(raw)
-                    view.votes.extend(ballots)
-            else:
-                said_elsewhere.extend(sec.said)
-                ballots_elsewhere.extend(sec.ballots)
-            for night, target, result in sec.results:
-                results.setdefault((night, target), result)
-            view.proposals.extend(sec.proposals)
-            view.plans.extend(sec.plans)
-            view.claims.extend(sec.claims)
-            view.accusations.extend(sec.accusations)
-            night_deaths.extend(sec.nights)
-            for kind, line in sec.fixed:
-                if kind == "targets":
-                    fixed["targets"] = line
-                    if is_task:
-                        fixed["task_targets"] = line
-                else:
-                    fixed.setdefault(kind, line)
-    view.results = [(night, target, result) for (night, target), result in results.items()]
-    _read_fixed(view, fixed, night_deaths)
-    view.today = view.round if view.phase == "Day" else max((s.day for s in view.said), default=0)
-    # Lines only found outside the transcript (recent events) are today's.
-    for raw, said in said_elsewhere:
-        if raw not in transcript_lines:
-            transcript_lines.add(raw)
+
+
+def _gather(view: PromptView, got: _Gathered, header: str, body: str) -> None:
+    """Take in one section: memory is kept for last, the task header names the action, the
+    transcript's lines go straight to the view, other sections' said and ballot lines wait."""
+    if header in _STATIC_SECTIONS:
+        return
+    if header == a.MEMORY:
+        got.memory += body
+        return
+    is_task = header.startswith(a.TASK_PREFIX)
+    if is_task:
+        view.action = header[len(a.TASK_PREFIX) : -1].lower()
+    in_transcript = header in (a.TRANSCRIPT, "")
+    for sec in _read_transcript(body) if in_transcript else (_read_section(body),):
+        if in_transcript:
+            for raw, said in sec.said:
+                got.transcript_lines.add(raw)
+                view.said.append(said)
+            for raw, ballots in sec.ballots:
+                got.transcript_lines.add(raw)
+                view.votes.extend(ballots)
+        else:
+            got.said_elsewhere.extend(sec.said)
+            got.ballots_elsewhere.extend(sec.ballots)
+        _gather_lines(view, got, sec, is_task)
+
+
+def _gather_lines(view: PromptView, got: _Gathered, sec: _Section, is_task: bool) -> None:
+    """A section's results (first one wins), proposals, plans, ledger lines, night outcomes and
+    fixed lines (the first of each kind, but the task's own "Valid targets" line wins)."""
+    for night, target, result in sec.results:
+        got.results.setdefault((night, target), result)
+    view.proposals.extend(sec.proposals)
+    view.plans.extend(sec.plans)
+    view.claims.extend(sec.claims)
+    view.accusations.extend(sec.accusations)
+    got.night_deaths.extend(sec.nights)
+    for kind, line in sec.fixed:
+        if kind == "targets":
+            got.fixed["targets"] = line
+            if is_task:
+                got.fixed["task_targets"] = line
+        else:
+            got.fixed.setdefault(kind, line)
+
+
+def _add_recent(view: PromptView, got: _Gathered) -> None:
+    """Said and ballot lines found only outside the transcript (recent events) are today's."""
+    for raw, said in got.said_elsewhere:
+        if raw not in got.transcript_lines:
+            got.transcript_lines.add(raw)
             view.said.append(said._replace(day=view.today))
-    for raw, ballots in ballots_elsewhere:
-        if raw not in transcript_lines:
-            transcript_lines.add(raw)
+    for raw, ballots in got.ballots_elsewhere:
+        if raw not in got.transcript_lines:
+            got.transcript_lines.add(raw)
             view.votes.extend((v, t, view.today) for v, t, _ in ballots)
-    if memory.strip():
-        _read_memory(view, memory)
+
+
+def _mentioned(view: PromptView) -> tuple[str, ...]:
+    """Every player name the view holds (living, dead, partners, targets, speakers, me), sorted."""
     names: dict[str, None] = {}
     for group in (view.living, [d[0] for d in view.dead], view.partners, view.targets or []):
         for n in group:
@@ -339,8 +373,7 @@ def read_prompt(text: str) -> PromptView:
         names[said.speaker] = None
     if view.me:
         names[view.me] = None
-    view.names = tuple(sorted(names))
-    return view
+    return tuple(sorted(names))
 
 
 def _field(pattern: re.Pattern[str], group: str, line: str) -> str:

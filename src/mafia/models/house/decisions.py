@@ -1,7 +1,7 @@
 """The house model's decisions: read the board, pick the action's tactic, fill in the beliefs.
 
-``decide`` is the single entry point: the prompt's task picks a day (``house_day``) or night
-(``house_night``) tactic, and every answer carries the SGR fields (observations, one suspicion per
+``decide`` is the single entry point: the prompt's task picks a day (``day_tactics``) or night
+(``night_tactics``) tactic, and every answer carries the SGR fields (observations, one suspicion per
 other living player, relationships, pattern notes, strategy, reasoning) from the same board.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from mafia.models import house_day as day
-from mafia.models import house_night as night
-from mafia.models.house_board import assess
-from mafia.models.house_reading import PromptView
-from mafia.models.house_speech import claimed_in, style_for
-from mafia.models.house_tactics import Ctx, Decision, Knobs, private_note
+from mafia.models.house import day_tactics as day
+from mafia.models.house import night_tactics as night
+from mafia.models.house.board import assess
+from mafia.models.house.phrasing import claimed_in, style_for
+from mafia.models.house.prompt_reading import PromptView
+from mafia.models.house.tactics import Ctx, Decision, Knobs, private_note
 
 __all__ = ["Decision", "Knobs", "decide"]
 

@@ -12,8 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from mafia.models.house_reading import PromptView, SaidLine
-from mafia.models.house_text import TextReading
+from mafia.models.house.prompt_reading import PromptView, SaidLine
+from mafia.models.house.text_reading import TextReading
 from mafia.rules import SKIP
 
 CERTAIN = 50.0
@@ -174,6 +174,8 @@ def _claims(board: Board, view: PromptView) -> None:
 
 
 def _trust(board: Board, private: bool) -> None:
+    """Who the Detective claimants are to me: all liars to the real Detective, real to the Mafia
+    (but for partners'), else judged by their findings and by the night's evidence."""
     me, role = board.me, board.role
     claimants = [c for c in board.detective_claims if c != me]
     if not claimants:
@@ -187,13 +189,23 @@ def _trust(board: Board, private: bool) -> None:
             if c not in board.partners:
                 board.trust[c] = 1.0
         return
+    _expose_false_findings(board, claimants, private)
+    _weigh_honest(board, [c for c in claimants if c not in board.liars])
+
+
+def _expose_false_findings(board: Board, claimants: list[str], private: bool) -> None:
+    """A claimant whose finding names me (I know I am not Mafia) or a night victim Mafia lies."""
     for c in claimants:
         for claimant, target, result in board.findings:
             if claimant != c or result != "Mafia":
                 continue
-            if (private and target == me) or target in board.night_victims:
+            if (private and target == board.me) or target in board.night_victims:
                 board.liars.add(c)  # a night victim is never Mafia; neither am I
-    honest = [c for c in claimants if c not in board.liars]
+
+
+def _weigh_honest(board: Board, honest: list[str]) -> None:
+    """Trust among the claims not caught lying: one the Mafia went for (on a night I protected it,
+    or killed) is the real one; a single claim is believed; rival claims, the first more."""
     vouched = [c for c in honest if c in board.saved]
     if vouched:
         # The Mafia went for the claimant I protected: that claim is the real one.
@@ -215,19 +227,13 @@ def _trust(board: Board, private: bool) -> None:
 
 
 def _knowledge(board: Board, view: PromptView, private: bool) -> None:
-    me = board.me
+    """Who is known or believed Mafia or cleared: my investigations, night victims, players saved
+    by my protection, false claims, and the findings of the Detective claims I trust."""
     if private and board.role == "Detective":
-        for _night, target, result in view.results:
-            board.my_results[target] = result
-            if result == "Mafia":
-                board.known_mafia.add(target)
-                board.add(target, 2 * CERTAIN, "my investigation says so", "investigated: Mafia")
-            else:
-                board.cleared.add(target)
-                board.add(target, -2 * CERTAIN, "", "investigated: Not Mafia")
+        _my_results(board, view)
     board.cleared.update(board.night_victims)
     for player in board.saved:
-        if player != me:
+        if player != board.me:
             board.cleared.add(player)
             board.add(player, -4.0, "", "the Mafia went for them on a night I protected them")
     board.known_mafia.update(board.partners)
@@ -235,6 +241,25 @@ def _knowledge(board: Board, view: PromptView, private: bool) -> None:
         sure = private and board.role in ("Detective", "Town", "Doctor")
         weight = CERTAIN if sure else 6.0
         board.add(liar, weight, "their Detective claim is false", "false Detective claim")
+    _detective_claims(board)
+    _doctor_claims(board, private)
+
+
+def _my_results(board: Board, view: PromptView) -> None:
+    """The Detective's own investigations: certainties both ways."""
+    for _night, target, result in view.results:
+        board.my_results[target] = result
+        if result == "Mafia":
+            board.known_mafia.add(target)
+            board.add(target, 2 * CERTAIN, "my investigation says so", "investigated: Mafia")
+        else:
+            board.cleared.add(target)
+            board.add(target, -2 * CERTAIN, "", "investigated: Not Mafia")
+
+
+def _detective_claims(board: Board) -> None:
+    """Rival Detective claims cast doubt on each claimant, a lone one vouches for its claimant;
+    a trusted claim's findings weigh on their targets (and settle them when trusted enough)."""
     for c, w in board.trust.items():
         if c in board.partners:
             continue
@@ -260,6 +285,12 @@ def _knowledge(board: Board, view: PromptView, private: bool) -> None:
             board.add(target, -4.0 * w, "", f"cleared by {claimant}")
             if w >= 0.6:
                 board.cleared.add(target)
+
+
+def _doctor_claims(board: Board, private: bool) -> None:
+    """Another's Doctor claim is false to the real Doctor; to others rival claims cast doubt and
+    a lone claim vouches a little."""
+    me = board.me
     if private and board.role == "Doctor":
         for c in board.doctor_claims:
             if c != me:
@@ -274,60 +305,22 @@ def _knowledge(board: Board, view: PromptView, private: bool) -> None:
 
 
 def _speeches(board: Board, view: PromptView, private: bool) -> None:
-    me = board.me
+    """Score each speaker by whom its lines point at and defend, and count the bandwagon: today's
+    nominations, repeated nominations, and the ledger's accusations from days no longer verbatim."""
     town_me = private and board.role != "Mafia"
     nominators: dict[str, list[str]] = {}
     verbatim_days = {s.day for s, _ in board.readings}
     for said, reading in board.readings:
-        speaker = said.speaker
         today = board.is_today(said.day)
         w = 1.0 if today else 0.6
-        pointed: list[str] = []
-        if said.nomination:
-            n = said.nomination
-            pointed.append(n)
-            nominators.setdefault(n, []).append(speaker)
-            if today and said.kind == "speech":
-                board.nominations_today[n] += 1
-                board.nominators_today.setdefault(n, []).append(speaker)
-                if speaker == me:
-                    board.my_nomination_today = n
-            board.press(n, 0.8 * w, speaker)
-        for t in reading.accused:
-            if t == said.nomination:
-                continue
-            pointed.append(t)
-            board.press(t, 0.4 * w, speaker)
-        if speaker == me:
+        pointed = _press_pointed(board, said, reading, today, w, nominators)
+        if said.speaker == board.me:
             continue
         for t in pointed:
-            strong = 1.0 if t == said.nomination else 0.5
-            if t == me:
-                if today:
-                    board.pressure += 1
-                if town_me:
-                    board.add(speaker, 1.2 * w * strong, "they went after me", "pushed me")
-            elif t in board.cleared:
-                board.add(speaker, 1.5 * w * strong, "they pushed a cleared player", f"pushed {t}")
-            elif t in board.known_mafia and t not in board.partners:
-                board.add(speaker, -0.8 * w * strong, "", f"went after {t}")
-            if board.trust.get(t, 0.0) >= 0.6:
-                board.add(
-                    speaker,
-                    2.0 * w * strong,
-                    "they attacked the Detective claim",
-                    f"went after the claimed Detective {t}",
-                )
-            if speaker in board.night_victims:
-                board.add(
-                    t,
-                    1.0 * strong,
-                    "a player killed at night had pointed at them",
-                    f"accused by {speaker}, later killed at night",
-                )
+            _judge_pointing(board, said, t, today, w, town_me)
         for t in reading.cleared:
-            if t in board.known_mafia and t not in board.partners and t != speaker:
-                board.add(speaker, 1.5 * w, "they defended a known Mafia", f"defended {t}")
+            if t in board.known_mafia and t not in board.partners and t != said.speaker:
+                board.add(said.speaker, 1.5 * w, "they defended a known Mafia", f"defended {t}")
     for n, who in nominators.items():
         if n in board.score and len(who) >= 2:
             public = f"{len(who)} players nominated them"
@@ -335,6 +328,66 @@ def _speeches(board: Board, view: PromptView, private: bool) -> None:
     for accuser, accused, day in view.accusations:
         if day not in verbatim_days and accused in board.score:
             board.press(accused, 0.3, accuser)
+
+
+def _press_pointed(
+    board: Board,
+    said: SaidLine,
+    reading: TextReading,
+    today: bool,
+    w: float,
+    nominators: dict[str, list[str]],
+) -> list[str]:
+    """Whom a line points at (its nomination, then whom it accuses), each pressed onto the
+    bandwagon; a nomination is noted in ``nominators`` and, in today's speeches, counted."""
+    speaker = said.speaker
+    pointed: list[str] = []
+    if said.nomination:
+        n = said.nomination
+        pointed.append(n)
+        nominators.setdefault(n, []).append(speaker)
+        if today and said.kind == "speech":
+            board.nominations_today[n] += 1
+            board.nominators_today.setdefault(n, []).append(speaker)
+            if speaker == board.me:
+                board.my_nomination_today = n
+        board.press(n, 0.8 * w, speaker)
+    for t in reading.accused:
+        if t == said.nomination:
+            continue
+        pointed.append(t)
+        board.press(t, 0.4 * w, speaker)
+    return pointed
+
+
+def _judge_pointing(board: Board, said: SaidLine, t: str, today: bool, w: float, town_me: bool) -> None:
+    """What pointing at ``t`` says of the speaker (going after me, a cleared or a known Mafia
+    player, or a trusted Detective claim) and, from a later night victim, of ``t``."""
+    me, speaker = board.me, said.speaker
+    strong = 1.0 if t == said.nomination else 0.5
+    if t == me:
+        if today:
+            board.pressure += 1
+        if town_me:
+            board.add(speaker, 1.2 * w * strong, "they went after me", "pushed me")
+    elif t in board.cleared:
+        board.add(speaker, 1.5 * w * strong, "they pushed a cleared player", f"pushed {t}")
+    elif t in board.known_mafia and t not in board.partners:
+        board.add(speaker, -0.8 * w * strong, "", f"went after {t}")
+    if board.trust.get(t, 0.0) >= 0.6:
+        board.add(
+            speaker,
+            2.0 * w * strong,
+            "they attacked the Detective claim",
+            f"went after the claimed Detective {t}",
+        )
+    if speaker in board.night_victims:
+        board.add(
+            t,
+            1.0 * strong,
+            "a player killed at night had pointed at them",
+            f"accused by {speaker}, later killed at night",
+        )
 
 
 def _votes(board: Board, view: PromptView) -> None:
