@@ -78,7 +78,7 @@ def test_studio_sees_the_graph_and_plays_a_game_with_streamed_prompts(server: st
     client = get_sync_client(url=server)
     (assistant,) = [a for a in client.assistants.search() if a["graph_id"] == "mafia"]
     schemas = client.assistants.get_schemas(assistant["assistant_id"])
-    assert list(schemas["input_schema"]["properties"]) == ["config"]
+    assert list(schemas["input_schema"]["properties"]) == ["setup"]
     assert set(schemas["context_schema"]["properties"]) == {
         "model",
         "seat_models",
@@ -93,7 +93,7 @@ def test_studio_sees_the_graph_and_plays_a_game_with_streamed_prompts(server: st
     for part in client.runs.stream(
         thread["thread_id"],
         "mafia",
-        input={"config": {"seed": 3, "players": 6}},
+        input={"setup": {"seed": 3, "players": 6}},
         context={"model": "house:3", "policy": {"verbatim_rounds": 1}},
         stream_mode=["custom", "values"],
     ):

@@ -26,7 +26,7 @@ from mafia.events import EventBase, parse_event
 from mafia.graph import build_graph
 from mafia.nodes.setup import config_from_input, game_id_for
 from mafia.runtime import GameContext, ModelLike
-from mafia.state import JSON, ConfigInput, InputState
+from mafia.state import JSON, InputState, SetupInput
 
 RECURSION_LIMIT = 20_000
 # Simultaneous turns (up to 16 voters) must not queue behind a small default thread pool.
@@ -309,7 +309,7 @@ def run_game(
         if on_start is not None:
             on_start(run_id)
         log = RunLog(out / run_id if out is not None else None, on_event, on_prompt)
-        start: InputState = {"config": cast(ConfigInput, setup)}
+        start: InputState = {"setup": cast(SetupInput, setup)}
         return _stream(graph_for(checkpointer), start, _run_config(run_config, run_id), context, log)
     finally:
         if lock is not None:
