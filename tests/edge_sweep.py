@@ -7,6 +7,7 @@ the subgraph's edges (a re-ask takes ``commit -> decide``).
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from typing import Any
 
@@ -23,7 +24,7 @@ def drawn_edges(drawing: Any) -> set[Edge]:
 
 def path_edges(path: list[str]) -> set[Edge]:
     full = ["__start__", *path, "__end__"]
-    return set(zip(full, full[1:], strict=False))
+    return set(itertools.pairwise(full))
 
 
 def taken_edges(graph: Any, setup: dict[str, Any], context: Any) -> tuple[set[Edge], set[Edge]]:

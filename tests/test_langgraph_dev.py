@@ -149,7 +149,7 @@ def check_interrupt_shows_whose_turn(client: Any) -> None:
     state = client.threads.get_state(thread["thread_id"])
     assert state["next"] == ["speak"]
     values = state["values"]
-    opened = [e for e in values["events"] if e["type"] == "day_started"][0]
+    opened = next(e for e in values["events"] if e["type"] == "day_started")
     first = opened["speaking_order"][0]
     assert values["turn"] == f"Day 1 · speak · {first}"
     assert values["day"] == "Day 1" and values["alive"] == opened["living"]
