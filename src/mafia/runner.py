@@ -25,6 +25,7 @@ from mafia.context.policy import ContextPolicy
 from mafia.events import EventBase, parse_event
 from mafia.graph import build_graph
 from mafia.nodes.setup import config_from_input, game_id_for
+from mafia.prompt_pack import unpack_all
 from mafia.runtime import GameContext, ModelLike
 from mafia.state import JSON, InputState, SetupInput
 
@@ -98,6 +99,7 @@ class RunLog:
         self.on_prompt = on_prompt
         self.events_seen = 0
         self.prompts_seen = 0
+        self.last_prompt: JSON | None = None  # the state stores records packed against the one before
         self.cache = GameCache()  # bills each record's calls in written order
         self._files: dict[str, LogFile] = {}
         if folder is not None:
@@ -106,8 +108,9 @@ class RunLog:
     def step(self, values: Mapping[str, Any]) -> None:
         """A step ended: write the prompt records and events it added to the state."""
         prompts: list[JSON] = values.get("prompts", [])
-        for record in prompts[self.prompts_seen :]:
+        for record in unpack_all(prompts[self.prompts_seen :], self.last_prompt):
             self.prompt(record)
+            self.last_prompt = record
         self.prompts_seen = len(prompts)
         events: list[JSON] = values.get("events", [])
         for raw in events[self.events_seen :]:

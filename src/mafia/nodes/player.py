@@ -46,6 +46,7 @@ from mafia.context.extraction import claimed_role
 from mafia.events import Fallback, RelationshipNote, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
+from mafia.prompt_pack import pack, unpack
 from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
@@ -410,17 +411,24 @@ def play(graph: Any, game_id: str, events: list[JSON], request: TurnRequest) -> 
     return turn, own_events, record
 
 
-def _play_task(graph: Any, game_id: str, events: list[JSON], request: TurnRequest) -> Turn:
+def _play_task(graph: Any, game_id: str, events: list[JSON], request: TurnRequest, base: JSON | None) -> Turn:
     """One player's turn of a simultaneous step, as a task: its result is checkpointed on its own,
     so a step resumed after a failure replays the turns that finished instead of asking again.
-    (A task's arguments are never checkpointed: the log is not copied into any checkpoint.)"""
-    return play(graph, game_id, events, request)
+    A task's arguments are never checkpointed (the log is not copied into any checkpoint); its
+    result holds the prompt record packed against ``base``, the game's last record before the step.
+    """
+    turn, own_events, record = play(graph, game_id, events, request)
+    return turn, own_events, pack(record, base)
 
 
 play_task: Any = task(name="player_turn")(cast(Any, _play_task))
 
 
-def play_all(graph: Any, game_id: str, events: list[JSON], requests: Sequence[TurnRequest]) -> list[Turn]:
-    """Every request's turn, played at once (one task each), in the order of ``requests``."""
-    futures = [play_task(graph, game_id, events, r) for r in requests]
-    return [cast(Turn, f.result()) for f in futures]
+def play_all(
+    graph: Any, game_id: str, events: list[JSON], requests: Sequence[TurnRequest], base: JSON | None
+) -> list[Turn]:
+    """Every request's turn, played at once (one task each), in the order of ``requests``;
+    ``base`` is the game's last whole prompt record before the step."""
+    futures = [play_task(graph, game_id, events, r, base) for r in requests]
+    played = [cast(Turn, f.result()) for f in futures]
+    return [(turn, own, unpack(record, base)) for turn, own, record in played]

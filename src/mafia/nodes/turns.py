@@ -19,6 +19,7 @@ from mafia.nodes.common import readable, request, table
 from mafia.nodes.day import record_defense, record_last_words, record_night_zero, record_speech, tally
 from mafia.nodes.night import open_night, record_round1, record_round2
 from mafia.nodes.player import PLAYER_GRAPH, Turn, play, play_all
+from mafia.prompt_pack import last_record, pack_all
 from mafia.rules import (
     Role,
     ballot_options,
@@ -34,14 +35,17 @@ ApplyTurn = Callable[[GameState, JSON], dict[str, Any]]
 ApplyTurns = Callable[[GameState, list[JSON]], dict[str, Any]]
 
 
+def _base(state: GameState) -> JSON | None:
+    """The game's last whole prompt record before this step (what the step's records pack against)."""
+    return last_record(state["game_id"], state["prompts"])
+
+
 def _written(state: GameState, played: list[Turn], update: dict[str, Any]) -> dict[str, Any]:
     """The node's update: the players' own events (seat order) before what applying them logged,
-    the turns' prompt records, and the readable fields."""
+    the turns' prompt records (packed), and the readable fields."""
     events = [e for _, own, _ in played for e in own]
-    return readable(
-        state,
-        {**update, "events": [*events, *update.get("events", [])], "prompts": [r for _, _, r in played]},
-    )
+    prompts = pack_all([r for _, _, r in played], _base(state))
+    return readable(state, {**update, "events": [*events, *update.get("events", [])], "prompts": prompts})
 
 
 def sequential(ask: Callable[[GameState], TurnRequest], apply: ApplyTurn) -> Node:
@@ -61,7 +65,7 @@ def simultaneous(ask: Callable[[GameState], list[TurnRequest]], apply: ApplyTurn
     graph = PLAYER_GRAPH
 
     def simultaneous_turns(state: GameState) -> dict[str, Any]:
-        played = play_all(graph, state["game_id"], state["events"], ask(state))
+        played = play_all(graph, state["game_id"], state["events"], ask(state), _base(state))
         return _written(state, played, apply(state, [turn for turn, _, _ in played]))
 
     simultaneous_turns.__doc__ = f"Every asked player's turn at once, applied by ``{apply.__name__}``."
@@ -159,9 +163,9 @@ def night_start(state: GameState) -> dict[str, Any]:
         request(night, d, ActionKind.INVESTIGATE, investigation_targets(t.living, d))
         for d in t.with_role(Role.DETECTIVE)
     ]
-    played = play_all(graph, state["game_id"], state["events"], asked)
-    (kill, own, record), others = played[0], played[1:]
+    played = play_all(graph, state["game_id"], state["events"], asked, _base(state))
+    (kill, own, _), others = played[0], played[1:]
     update = {**open_night(state), **record_round1(night, kill)}
     events = [*own, *update["events"], *(e for _, theirs, _ in others for e in theirs)]
-    update |= {"events": events, "prompts": [record, *(r for _, _, r in others)]}
+    update |= {"events": events, "prompts": pack_all([r for _, _, r in played], _base(state))}
     return readable(state, {**update, "night_turns": [turn for turn, _, _ in others]})
