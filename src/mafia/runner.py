@@ -21,6 +21,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from mafia.billing import GameCache
+from mafia.checkpoint_serde import CompressedSerializer
 from mafia.context.policy import ContextPolicy
 from mafia.events import EventBase, parse_event
 from mafia.graph import build_graph
@@ -161,14 +162,15 @@ def sqlite_checkpointer(path: Path) -> Iterator[SqliteSaver]:
     """A SQLite checkpointer on ``path`` (created if missing), closed afterwards.
 
     WAL with ``synchronous=NORMAL`` keeps every committed step safe from a crash of the process
-    (only a power cut may lose the last steps) at a fraction of the cost of a sync per step.
+    (only a power cut may lose the last steps) at a fraction of the cost of a sync per step. Blobs
+    are compressed (``CompressedSerializer``); files written without it stay readable.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), check_same_thread=False)
     _use_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     try:
-        yield SqliteSaver(conn)
+        yield SqliteSaver(conn, serde=CompressedSerializer())
     finally:
         conn.close()
 
