@@ -60,22 +60,23 @@ class Parts:
 PARTS = Parts()
 
 
-class TimedSubgraph:
-    """Stands in for the compiled player subgraph, marking which turn the thread is running."""
+def timed_subgraph(graph: Any) -> None:
+    """Times every run of the compiled player subgraph ``graph``, marking which turn the thread is
+    running (the turn nodes hold the graph object itself, so its ``invoke`` is wrapped in place)."""
+    invoke = graph.invoke
 
-    def __init__(self, graph: Any) -> None:
-        self.graph = graph
-
-    def invoke(self, payload: dict[str, Any], config: Any) -> Any:
+    def timed_invoke(payload: dict[str, Any], config: Any = None, **kwargs: Any) -> Any:
         PARTS.current.turn = payload["request"]["id"]
         try:
-            return PARTS.timed("subgraph", self.graph.invoke)(payload, config)
+            return PARTS.timed("subgraph", invoke)(payload, config, **kwargs)
         finally:
             PARTS.current.turn = None
 
+    graph.invoke = timed_invoke
+
 
 def install() -> None:
-    player_node.PLAYER_GRAPH = TimedSubgraph(player_node.PLAYER_GRAPH)
+    timed_subgraph(player_node.PLAYER_GRAPH)
     player_node.build_context = PARTS.timed("context", player_node.build_context)
     time_structured_calls(PARTS.recorder("model_call"))
 

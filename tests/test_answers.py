@@ -287,7 +287,7 @@ def test_overlong_text_is_capped_and_the_cut_logged() -> None:
     graph = build_graph().compile()
     limits = TextLimits(speech=100, message=60, plan=80)
     state = graph.invoke(
-        {"config": {"seed": 5, "players": 7, "round_cap": 1}},
+        {"setup": {"seed": 5, "players": 7, "round_cap": 1}},
         {"recursion_limit": RECURSION_LIMIT},
         context=GameContext(model=ScriptedModel(script=script), text_limits=limits),
     )

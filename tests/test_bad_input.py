@@ -389,3 +389,43 @@ def test_the_installed_command_prints_one_line_too(tmp_path: Path, args: list[st
     assert len(done.stderr.splitlines()) == 1 and re.search(pattern, done.stderr), done.stderr
     assert done.stdout == "" and "Traceback" not in done.stderr
     assert not any(tmp_path.iterdir())
+
+
+# The same faults given to the graph (Studio, the API, ``graph.invoke``): (setup, context, the CLI's
+# arguments for the same fault). The run fails before its first turn with the CLI's own line.
+GRAPH_CASES: list[tuple[dict[str, object], dict[str, object], list[str]]] = [
+    ({"players": 4}, {}, ["play", "--players", "4"]),
+    ({"roles": {"mafia": 4}}, {}, ["play", "--roles", "mafia=4"]),
+    ({"seed": 1}, {"model": "nonsense"}, ["play", "--model", "nonsense"]),
+]
+
+
+@pytest.mark.parametrize(("setup", "context", "cli_args"), GRAPH_CASES)
+def test_the_graph_refuses_a_bad_run_with_the_command_lines_message(
+    setup: dict[str, object], context: dict[str, object], cli_args: list[str], tmp_path: Path
+) -> None:
+    from mafia.checks import SetupError
+    from mafia.graph import compile_graph
+
+    line = runner.invoke(app, [*cli_args, "--out", str(tmp_path)]).output.strip().removeprefix("error: ")
+    steps: list[object] = []
+    with pytest.raises(SetupError) as refused:
+        for step in compile_graph().stream({"setup": setup}, context=context, stream_mode="updates"):
+            steps.append(step)
+    assert str(refused.value) == line
+    assert steps == []  # not one step, so no turn, was played
+
+
+def test_the_graph_refuses_an_unknown_policy_setting_before_the_run() -> None:
+    from mafia.graph import compile_graph
+
+    with pytest.raises(ValueError, match=r"policy\.bogus: unknown setting; allowed: verbatim_rounds"):
+        compile_graph().invoke({"setup": {}}, context={"policy": {"bogus": 1}})
+
+
+def test_an_empty_input_plays_the_default_game() -> None:
+    from mafia.graph import compile_graph
+    from mafia.runner import RECURSION_LIMIT
+
+    out = compile_graph().invoke({}, {"recursion_limit": RECURSION_LIMIT})
+    assert out["events"][0]["players"] == [f"Player {k}" for k in range(1, 8)]

@@ -31,14 +31,14 @@ def test_export_loads_by_path_without_a_checkpointer() -> None:
     graph = _load_by_path()
     assert graph.checkpointer is None
     schema = graph.get_input_jsonschema()
-    assert list(schema["properties"]) == ["config"]
+    assert list(schema["properties"]) == ["setup"]
     assert set(graph.get_output_jsonschema()["properties"]) == {"game_id", "events", "winner"}
 
 
 def test_export_plays_a_game_with_run_time_context() -> None:
     graph = _load_by_path()
     out = graph.invoke(
-        {"config": {"seed": 8, "players": 6}},
+        {"setup": {"seed": 8, "players": 6}},
         {"recursion_limit": RECURSION_LIMIT},
         context=GameContext(model=HouseModel(seed=8)),
     )
@@ -48,7 +48,7 @@ def test_export_plays_a_game_with_run_time_context() -> None:
 
 def test_phases_appear_in_the_drawing() -> None:
     mermaid = _load_by_path().get_graph().draw_mermaid()
-    for node in ("setup", "speak", "vote_tally", "mafia_round2", "night_resolution", "game_over"):
+    for node in ("setup", "speak", "vote", "mafia_round2", "night_resolution", "game_over"):
         assert node in mermaid
 
 
@@ -60,7 +60,7 @@ def test_context_schema_is_json_for_studio() -> None:
 
 
 def test_export_plays_with_default_context_when_none_is_given() -> None:
-    out = _load_by_path().invoke({"config": {"seed": 5, "players": 5}}, {"recursion_limit": RECURSION_LIMIT})
+    out = _load_by_path().invoke({"setup": {"seed": 5, "players": 5}}, {"recursion_limit": RECURSION_LIMIT})
     assert out["events"][-1]["type"] == "game_over"
 
 
@@ -74,7 +74,7 @@ def test_export_accepts_the_context_as_json() -> None:
     }
     records: list[dict[str, Any]] = []
     for mode, chunk in graph.stream(
-        {"config": {"seed": 4, "players": 5}},
+        {"setup": {"seed": 4, "players": 5}},
         {"recursion_limit": RECURSION_LIMIT},
         context=context,
         stream_mode=["custom", "values"],
@@ -90,7 +90,7 @@ def test_a_model_given_as_json_settings_is_checked_and_plays() -> None:
     context = GameContext(model={"model": "house:4", "timeout": 30}, seat_models={"2": {"model": "house:1"}})
     assert context.model == ModelSettings(model="house:4", timeout=30)
     out = _load_by_path().invoke(
-        {"config": {"seed": 4, "players": 5}}, {"recursion_limit": RECURSION_LIMIT}, context=context
+        {"setup": {"seed": 4, "players": 5}}, {"recursion_limit": RECURSION_LIMIT}, context=context
     )
     assert out["events"][-1]["type"] == "game_over"
     with pytest.raises(ValueError, match="timeout"):

@@ -134,8 +134,8 @@ class FlakyHouseModel(HouseModel):
 
 
 def test_a_crashed_game_resumes_from_sqlite_to_the_same_end(tmp_path: Path) -> None:
-    setup = {"config": {"seed": 6, "players": 9}}
-    reference = run_game(setup["config"], model=HouseModel(seed=6))
+    setup = {"setup": {"seed": 6, "players": 9}}
+    reference = run_game(setup["setup"], model=HouseModel(seed=6))
     db = tmp_path / "checkpoints.sqlite"
     config: Any = {"configurable": {"thread_id": "t1"}, "recursion_limit": RECURSION_LIMIT}
     with sqlite_checkpointer(db) as saver:

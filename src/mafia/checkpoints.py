@@ -16,6 +16,7 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from mafia.checkpoint_serde import CompressedSerializer
 from mafia.runner import saved_threads, sqlite_checkpointer
 
 DSN_ENV = "MAFIA_CHECKPOINT_DSN"
@@ -53,7 +54,7 @@ def postgres_checkpointer(dsn: str) -> Iterator[BaseCheckpointSaver[Any]]:
     except psycopg.Error as exc:
         raise CheckpointStoreError(f"cannot connect to the checkpoint database: {_one_line(exc)}") from None
     with conn:
-        saver = PostgresSaver(conn)
+        saver = PostgresSaver(conn, serde=CompressedSerializer())
         try:
             saver.setup()
         except psycopg.Error as exc:

@@ -17,6 +17,11 @@ from mafia.rules import ROLE_FIELDS, GameConfig
 CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
 
 
+class SetupError(ValueError):
+    """A run's setup or context refused before the first turn (a run started from Studio, the API
+    or ``graph.invoke``); its message is the line the command line prints for the same fault."""
+
+
 def check_seats(keys: Iterable[str], config: GameConfig, field: str) -> None:
     """Every per-seat model key is a seat number or a player's name, and no seat is given twice."""
     names = config.seat_names()

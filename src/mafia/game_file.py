@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mafia.models.factory import SPEC_HELP
-from mafia.models.settings import ModelSettings
+from mafia.models.settings import ModelSettings, first_error
 
 # Top-level keys and the TOML type each takes ("model" and seat entries: a spec or a table).
 GAME_KEYS: dict[str, type] = {"seed": int, "players": int, "roles": dict, "names": list, "round_cap": int}
@@ -106,13 +106,7 @@ def _settings(where: str, name: str, entry: dict[str, Any]) -> ModelSettings:
     try:
         return ModelSettings(**entry)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        loc = ".".join(str(part) for part in error["loc"])
-        message = str(error["msg"]).removeprefix("Value error, ")
-        got = error.get("input")
-        if error["type"] != "value_error" and isinstance(got, str | int | float | bool):
-            message += f", got {got!r}"
-        raise GameFileError(f"{where} {name}.{loc}: {message}") from None
+        raise GameFileError(f"{where} {name}.{first_error(exc)}") from None
 
 
 def _check_type(where: str, key: str, value: Any, kind: type | tuple[type, ...]) -> None:

@@ -1,4 +1,4 @@
-"""The game graph: phase nodes over GameState, pure routers, and the player turn fanned out by Send.
+"""The game graph: phase and turn nodes over GameState, and pure ``Literal``-typed routers.
 
 ``build_graph()`` returns the uncompiled builder (tests compile it with their own checkpointer);
 ``graph`` is the compiled export, without a checkpointer, that ``langgraph dev`` loads.
@@ -6,139 +6,94 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
-from langgraph.types import Send
 
-from mafia.actions import ActionKind
-from mafia.nodes.common import request, table
-from mafia.nodes.day import (
-    day_start,
-    record_defense,
-    record_last_words,
-    record_night_zero,
-    record_speech,
-    revote_tally,
-    vote_tally,
-)
-from mafia.nodes.night import (
-    check_win,
-    game_over,
-    mafia_round2_done,
-    night_resolution,
-    night_start,
-    record_round1,
-)
-from mafia.nodes.player import ApplyTurn, applying, player_turn
+from mafia.nodes.day import day_start
+from mafia.nodes.night import check_win, game_over, night_resolution
 from mafia.nodes.setup import setup
-from mafia.rules import (
-    Role,
-    ballot_options,
-    investigation_targets,
-    night_kill_targets,
-    nomination_targets,
-    protection_targets,
+from mafia.nodes.turns import (
+    defense,
+    last_words,
+    mafia_round1,
+    mafia_round2,
+    night_start,
+    night_zero,
+    revote,
+    speak,
+    vote,
 )
 from mafia.runtime import GameContext
-from mafia.state import GameState, InputState, OutputState, TurnRequest
+from mafia.state import GameState, InputState, OutputState
 
-# Turn nodes: each is the player subgraph's entry, named for the phase it serves. A sequential
-# turn applies itself (one step per speech); simultaneous turns wait in ``turns`` for their tally.
-SEQUENTIAL_TURNS: dict[str, ApplyTurn] = {
-    "night_zero": record_night_zero,
-    "speak": record_speech,
-    "defense": record_defense,
-    "last_words": record_last_words,
-    "mafia_round1": record_round1,
+# Every node, named after its function: bookkeeping steps and turn nodes (nodes/turns.py), each of
+# which runs the player subgraph (build_context -> decide -> commit) for the players it asks.
+NODES: dict[str, Callable[..., dict[str, Any]]] = {
+    "setup": setup,
+    "night_zero": night_zero,
+    "day_start": day_start,
+    "speak": speak,
+    "vote": vote,
+    "defense": defense,
+    "revote": revote,
+    "last_words": last_words,
+    "check_win": check_win,
+    "night_start": night_start,
+    "mafia_round1": mafia_round1,
+    "mafia_round2": mafia_round2,
+    "night_resolution": night_resolution,
+    "game_over": game_over,
 }
-SIMULTANEOUS_TURNS = ("vote", "revote", "mafia_round2", "doctor", "detective")
 
 
-# Phase nodes: bookkeeping steps named after their functions.
-PHASE_NODES = (
-    setup,
-    day_start,
-    vote_tally,
-    revote_tally,
-    night_start,
-    mafia_round2_done,
-    night_resolution,
-    check_win,
-    game_over,
-)
-
-
-def route_night_zero(state: GameState) -> Send | Literal["day_start"]:
+def route_night_zero(state: GameState) -> Literal["night_zero", "day_start"]:
     """Mafia plan one at a time in seat order, each seeing the earlier plans; then the first day."""
-    if state["queue"]:
-        return request(state, "night_zero", state["queue"][0], ActionKind.NIGHT_ZERO, [])
-    return "day_start"
+    return "night_zero" if state["queue"] else "day_start"
 
 
-def route_speeches(state: GameState) -> Send | list[Send] | Literal["vote_tally", "game_over"]:
-    """Next speaker; after the last speech every living player votes at once (no nominee, no vote)."""
-    if state["stage"] == "over":
-        return "game_over"
-    living = table(state).living
-    if state["queue"]:
-        speaker = state["queue"][0]
-        return request(state, "speak", speaker, ActionKind.SPEAK, nomination_targets(living, speaker))
-    if not state["nominees"]:
-        return "vote_tally"
-    options = ballot_options(state["nominees"])
-    return [request(state, "vote", p, ActionKind.VOTE, options) for p in living]
+def route_day_start(state: GameState) -> Literal["speak", "game_over"]:
+    """The day's first speech, or the end of a game that reached its round cap."""
+    return "game_over" if state["step"] == "over" else "speak"
 
 
-def route_after_vote(state: GameState) -> Send | Literal["night_start"]:
+def route_speeches(state: GameState) -> Literal["speak", "vote"]:
+    """Next speaker; after the last speech every living player votes at once."""
+    return "speak" if state["queue"] else "vote"
+
+
+def route_vote(state: GameState) -> Literal["last_words", "defense", "night_start"]:
     """Last words for the eliminated, defense for the tied, or on to the night."""
-    if state["stage"] == "last_words" and state["pending_last_words"] is not None:
-        player = state["pending_last_words"]
-        ends = table(state).winner() is not None
-        return request(state, "last_words", player, ActionKind.LAST_WORDS, [], game_over=ends)
-    if state["stage"] == "defense" and state["queue"]:
-        return request(state, "defense", state["queue"][0], ActionKind.DEFENSE, [])
-    return "night_start"
+    step = state["step"]
+    return "last_words" if step == "last_words" else "defense" if step == "defense" else "night_start"
 
 
-def route_defense(state: GameState) -> Send | list[Send]:
+def route_defense(state: GameState) -> Literal["defense", "revote"]:
     """Tied players defend in seat order; then everyone revotes among them at once."""
-    if state["queue"]:
-        return request(state, "defense", state["queue"][0], ActionKind.DEFENSE, [])
-    options = ballot_options(state["nominees"])
-    return [request(state, "revote", p, ActionKind.REVOTE, options) for p in table(state).living]
+    return "defense" if state["queue"] else "revote"
 
 
-def route_night_start(state: GameState) -> list[Send]:
-    """The first Mafia (or a lone Mafia's direct choice) alongside the Doctor and the Detective."""
-    t = table(state)
-    mafia = t.with_role(Role.MAFIA)
-    targets = night_kill_targets(t.living, mafia)
-    kind = ActionKind.NIGHT_KILL if len(mafia) == 1 else ActionKind.MAFIA_ROUND1
-    sends = [request(state, "mafia_round1", mafia[0], kind, targets)]
-    sends += [
-        request(state, "doctor", d, ActionKind.PROTECT, protection_targets(t.living))
-        for d in t.with_role(Role.DOCTOR)
-    ]
-    sends += [
-        request(state, "detective", d, ActionKind.INVESTIGATE, investigation_targets(t.living, d))
-        for d in t.with_role(Role.DETECTIVE)
-    ]
-    return sends
+def route_revote(state: GameState) -> Literal["last_words", "night_start"]:
+    """Last words for the eliminated; a tied revote eliminates no one."""
+    return "last_words" if state["step"] == "last_words" else "night_start"
 
 
-def route_mafia(state: GameState) -> Send | list[Send] | Literal["night_resolution"]:
+def route_night(state: GameState) -> Literal["mafia_round1", "night_resolution"]:
+    """After the night's first turns: the other Mafia's proposals, or (a lone Mafia) the outcome."""
+    return "mafia_round1" if state["step"] == "mafia_round1" else "night_resolution"
+
+
+def route_round1(state: GameState) -> Literal["mafia_round1", "mafia_round2", "night_resolution"]:
     """Round 1 goes on in seat order; without agreement every Mafia answers Round 2 at once."""
-    t = table(state)
-    targets = night_kill_targets(t.living, t.with_role(Role.MAFIA))
-    if state["stage"] == "mafia_round1" and state["queue"]:
-        return request(state, "mafia_round1", state["queue"][0], ActionKind.MAFIA_ROUND1, targets)
-    if state["stage"] == "mafia_round2":
-        return [
-            request(state, "mafia_round2", m, ActionKind.MAFIA_ROUND2, targets)
-            for m in t.with_role(Role.MAFIA)
-        ]
-    return "night_resolution"
+    step = state["step"]
+    return (
+        "mafia_round1"
+        if step == "mafia_round1"
+        else "mafia_round2"
+        if step == "mafia_round2"
+        else "night_resolution"
+    )
 
 
 def route_check_win(state: GameState) -> Literal["game_over", "night_start", "day_start"]:
@@ -149,41 +104,28 @@ def route_check_win(state: GameState) -> Literal["game_over", "night_start", "da
 
 
 def build_graph() -> StateGraph[GameState, GameContext, InputState, OutputState]:
-    """The game's graph builder, uncompiled: compile it with the checkpointer you want."""
+    """The game's graph builder, uncompiled: compile it with the checkpointer you want. Every
+    conditional edge lists exactly the destinations its router can return (its ``Literal``), so
+    the drawing holds only edges a game can take."""
     builder = StateGraph(
         GameState, context_schema=GameContext, input_schema=InputState, output_schema=OutputState
     )
-    for phase in PHASE_NODES:
-        builder.add_node(phase.__name__, phase)
-    for name, apply in SEQUENTIAL_TURNS.items():
-        builder.add_node(name, applying(apply), input_schema=TurnRequest)
-    for name in SIMULTANEOUS_TURNS:
-        builder.add_node(name, player_turn, input_schema=TurnRequest)
-
+    for name, node in NODES.items():
+        builder.add_node(name, node)
     builder.add_edge(START, "setup")
-    builder.add_conditional_edges("setup", route_night_zero, ["night_zero", "day_start"])
-    builder.add_conditional_edges("night_zero", route_night_zero, ["night_zero", "day_start"])
-
-    speeches: list[str] = ["speak", "vote", "vote_tally", "game_over"]
-    builder.add_conditional_edges("day_start", route_speeches, speeches)
-    builder.add_conditional_edges("speak", route_speeches, speeches)
-    builder.add_edge("vote", "vote_tally")
-    after_vote: list[str] = ["last_words", "defense", "night_start"]
-    builder.add_conditional_edges("vote_tally", route_after_vote, after_vote)
-    builder.add_conditional_edges("defense", route_defense, ["defense", "revote"])
-    builder.add_edge("revote", "revote_tally")
-    builder.add_conditional_edges("revote_tally", route_after_vote, after_vote)
+    builder.add_edge("setup", "night_zero")  # every table has Mafia, who plan on night zero
+    builder.add_conditional_edges("night_zero", route_night_zero)
+    builder.add_conditional_edges("day_start", route_day_start)
+    builder.add_conditional_edges("speak", route_speeches)
+    builder.add_conditional_edges("vote", route_vote)
+    builder.add_conditional_edges("defense", route_defense)
+    builder.add_conditional_edges("revote", route_revote)
     builder.add_edge("last_words", "check_win")
-
-    builder.add_conditional_edges("night_start", route_night_start, ["mafia_round1", "doctor", "detective"])
-    night: list[str] = ["mafia_round1", "mafia_round2", "night_resolution"]
-    builder.add_conditional_edges("mafia_round1", route_mafia, night)
-    builder.add_edge("mafia_round2", "mafia_round2_done")
-    builder.add_edge("mafia_round2_done", "night_resolution")
-    # The Doctor's and Detective's turns wait in ``turns`` until night_resolution applies them;
-    # their branches end here and always finish before the Mafia's (one step against two or more).
+    builder.add_conditional_edges("night_start", route_night)
+    builder.add_conditional_edges("mafia_round1", route_round1)
+    builder.add_edge("mafia_round2", "night_resolution")
     builder.add_edge("night_resolution", "check_win")
-    builder.add_conditional_edges("check_win", route_check_win, ["game_over", "night_start", "day_start"])
+    builder.add_conditional_edges("check_win", route_check_win)
     builder.add_edge("game_over", END)
     return builder
 

@@ -21,13 +21,15 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from mafia.billing import GameCache
+from mafia.checkpoint_serde import CompressedSerializer
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.events import EventBase, parse_event
 from mafia.graph import build_graph
 from mafia.nodes.common import forget_game
 from mafia.nodes.setup import config_from_input, game_id_for
+from mafia.prompt_pack import unpack_all
 from mafia.runtime import GameContext, ModelLike
-from mafia.state import JSON, ConfigInput, InputState
+from mafia.state import JSON, InputState, SetupInput
 
 RECURSION_LIMIT = 20_000
 # Simultaneous turns (up to 16 voters) must not queue behind a small default thread pool.
@@ -99,6 +101,7 @@ class RunLog:
         self.on_prompt = on_prompt
         self.events_seen = 0
         self.prompts_seen = 0
+        self.last_prompt: JSON | None = None  # the state stores records packed against the one before
         self.cache = GameCache()  # bills each record's calls in written order
         self._files: dict[str, LogFile] = {}
         if folder is not None:
@@ -107,8 +110,9 @@ class RunLog:
     def step(self, values: Mapping[str, Any]) -> None:
         """A step ended: write the prompt records and events it added to the state."""
         prompts: list[JSON] = values.get("prompts", [])
-        for record in prompts[self.prompts_seen :]:
+        for record in unpack_all(prompts[self.prompts_seen :], self.last_prompt):
             self.prompt(record)
+            self.last_prompt = record
         self.prompts_seen = len(prompts)
         events: list[JSON] = values.get("events", [])
         for raw in events[self.events_seen :]:
@@ -159,14 +163,15 @@ def sqlite_checkpointer(path: Path) -> Iterator[SqliteSaver]:
     """A SQLite checkpointer on ``path`` (created if missing), closed afterwards.
 
     WAL with ``synchronous=NORMAL`` keeps every committed step safe from a crash of the process
-    (only a power cut may lose the last steps) at a fraction of the cost of a sync per step.
+    (only a power cut may lose the last steps) at a fraction of the cost of a sync per step. Blobs
+    are compressed (``CompressedSerializer``); files written without it stay readable.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), check_same_thread=False)
     _use_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     try:
-        yield SqliteSaver(conn)
+        yield SqliteSaver(conn, serde=CompressedSerializer())
     finally:
         conn.close()
 
@@ -310,7 +315,7 @@ def run_game(
         if on_start is not None:
             on_start(run_id)
         log = RunLog(out / run_id if out is not None else None, on_event, on_prompt)
-        start: InputState = {"config": cast(ConfigInput, setup)}
+        start: InputState = {"setup": cast(SetupInput, setup)}
         return _stream(graph_for(checkpointer), start, _run_config(run_config, run_id), context, log)
     finally:
         if lock is not None:

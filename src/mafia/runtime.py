@@ -8,16 +8,18 @@ as ``ModelSettings`` (a spec with its call settings), resolved by ``mafia.models
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Annotated, Any
+from dataclasses import dataclass, field, fields
+from typing import Annotated, Any, TypeVar, cast
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
-from pydantic import WithJsonSchema
+from pydantic import ValidationError, WithJsonSchema
 
 from mafia.answers import TextLimits
 from mafia.context.policy import ContextPolicy
-from mafia.models.settings import ModelSettings
+from mafia.models.settings import ModelSettings, first_error
+
+T = TypeVar("T")
 
 ModelLike = BaseChatModel | str | ModelSettings
 # Studio and the API give models as spec strings or settings objects; Python callers may also pass
@@ -57,15 +59,22 @@ class GameContext:
     longer one is cut and the cut logged as a ``text_truncated`` event."""
 
     def __post_init__(self) -> None:
-        # A context given as JSON (Studio, the API) arrives with the policy as a plain mapping.
+        # A context given as JSON (Studio, the API) arrives with the policy, the text limits and
+        # model settings as plain mappings; a bad one is refused here, before the run starts.
         if isinstance(self.policy, Mapping):
-            self.policy = ContextPolicy(**self.policy)
-        self.model = _settings_of(self.model)
-        self.seat_models = {seat: _settings_of(model) for seat, model in self.seat_models.items()}
+            self.policy = _from_mapping("policy", ContextPolicy, self.policy)
+        self.model = _settings_of("model", self.model)
+        if not isinstance(self.seat_models, Mapping):
+            raise ValueError(
+                f"seat_models: must map seat numbers or names to models, got {self.seat_models!r}"
+            )
+        self.seat_models = {
+            seat: _settings_of(f"seat_models.{seat}", m) for seat, m in self.seat_models.items()
+        }
         if isinstance(self.text_limits, Mapping):
-            self.text_limits = TextLimits(**self.text_limits)
-        if self.max_retries < 0:
-            raise ValueError(f"max_retries must be 0 or more, got {self.max_retries}")
+            self.text_limits = _from_mapping("text_limits", TextLimits, self.text_limits)
+        if not isinstance(self.max_retries, int) or self.max_retries < 0:
+            raise ValueError(f"max_retries must be 0 or more, got {self.max_retries!r}")
 
     def model_spec(self, player: str, seat: int) -> ModelLike:
         """The model (or model spec) that plays ``player`` at ``seat``."""
@@ -75,9 +84,23 @@ class GameContext:
         return self.model
 
 
-def _settings_of(model: Any) -> Any:
+def _settings_of(where: str, model: Any) -> Any:
     """A model given as JSON settings (a mapping) as ``ModelSettings``; anything else as it is."""
-    return ModelSettings(**model) if isinstance(model, Mapping) else model
+    if not isinstance(model, Mapping):
+        return model
+    try:
+        return ModelSettings(**model)
+    except ValidationError as exc:
+        raise ValueError(f"{where}.{first_error(exc)}") from None
+
+
+def _from_mapping(where: str, kind: type[T], values: Mapping[str, Any]) -> T:
+    """``kind`` built from a JSON mapping; an unknown key is refused naming the allowed ones."""
+    allowed = [f.name for f in fields(cast(Any, kind)) if f.init]
+    unknown = sorted(set(values) - set(allowed))
+    if unknown:
+        raise ValueError(f"{where}.{unknown[0]}: unknown setting; allowed: {', '.join(allowed)}")
+    return kind(**values)
 
 
 DEFAULT_CONTEXT = GameContext()

@@ -8,7 +8,7 @@ small derived values kept beside it deliberately so routers stay O(1).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
 from langgraph.channels.delta import DeltaChannel
 from typing_extensions import TypedDict
@@ -22,18 +22,7 @@ def append_events(log: list[JSON], batches: Sequence[list[JSON]]) -> list[JSON]:
     return [*log, *(event for batch in batches for event in batch)]
 
 
-def merge_turns(current: dict[str, JSON], update: dict[str, JSON | None]) -> dict[str, JSON]:
-    """Add finished player turns by request id; a ``None`` value removes a consumed turn."""
-    merged = dict(current)
-    for request_id, turn in update.items():
-        if turn is None:
-            merged.pop(request_id, None)
-        else:
-            merged[request_id] = turn
-    return merged
-
-
-class ConfigInput(TypedDict):
+class SetupInput(TypedDict):
     """A game's setup as a user gives it (every key optional; defaults are the 7-seat game)."""
 
     players: NotRequired[int]
@@ -47,7 +36,7 @@ class ConfigInput(TypedDict):
 class InputState(TypedDict):
     """What a run starts from: only the setup (Studio's input form asks for this alone)."""
 
-    config: ConfigInput
+    setup: SetupInput
 
 
 class OutputState(TypedDict):
@@ -58,13 +47,35 @@ class OutputState(TypedDict):
     winner: str | None
 
 
+Step = Literal[
+    "night_zero",
+    "speeches",
+    "last_words",
+    "defense",
+    "night",
+    "mafia_round1",
+    "mafia_round2",
+    "resolve",
+    "dawn",
+    "over",
+]
+"""Where the game stands within its phase: what the routers read. Every node that moves the game
+on sets it; a turn's answer never does."""
+
+
 class GameState(TypedDict):
     """The shared state of one game."""
 
-    config: ConfigInput
+    setup: SetupInput
     """The setup as given; read by ``setup`` only."""
     game_id: str
-    """Stable id of this game (from the config or derived from the seed)."""
+    """Stable id of this game (from the setup or derived from the seed)."""
+    day: str
+    """For people reading the state: "Night 0", "Day 2", "Night 2"... and "Game over"."""
+    alive: list[str]
+    """For people reading the state: the living players in seat order."""
+    turn: str
+    """For people reading the state: whose turn comes next, e.g. "Day 2 · speak · Player 4"."""
     events: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
     """The append-only event log (JSON-plain events); checkpoints store only the new events."""
     prompts: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
@@ -79,18 +90,18 @@ class GameState(TypedDict):
     """Current round: Day k then Night k; 0 is setup and night zero."""
     round_cap: int
     """The last round that may start; a game still running after it is a draw."""
-    phase: str
-    """"day" or "night": where ``check_win`` goes on to when nobody has won."""
-    stage: str
-    """The step within the phase that the routers read (e.g. "speeches", "defense", "mafia_round2")."""
+    phase: Literal["day", "night"]
+    """Where ``check_win`` goes on to when nobody has won."""
+    step: Step
+    """The step within the phase that the routers read."""
     opener: str | None
     """Who opened the current day's speeches (the next day starts one living seat further)."""
     queue: list[str]
     """Players still to act in the current sequential phase (speeches, defenses, Mafia Round 1)."""
     nominees: list[str]
     """Today's nominees in order of first nomination; the tied players during defense/revote."""
-    turns: Annotated[dict[str, JSON], merge_turns]
-    """Finished simultaneous turns waiting for their step's tally, by request id; tallies remove them."""
+    night_turns: list[JSON]
+    """Tonight's finished Doctor and Detective turns, in seat order, until the night resolves."""
     pending_last_words: str | None
     """The player just voted out, who speaks last words next."""
     winner: str | None
@@ -98,8 +109,9 @@ class GameState(TypedDict):
 
 
 class TurnRequest(TypedDict):
-    """What a phase asks of one player: sent to the turn node with ``Send`` (kept tiny on purpose:
-    Send payloads are checkpointed, so the log is read from state, never copied into them)."""
+    """What a step asks of one player: the action and its legal options, computed once by the
+    rules from the game state. The prompt lists ``options`` and ``commit`` checks the answer
+    against them, in this order."""
 
     id: str
     round: int
@@ -111,22 +123,25 @@ class TurnRequest(TypedDict):
 
 
 class PlayerTurnInput(TypedDict):
-    """The player subgraph's input: the full (parsed) log, whose view it renders, and the request."""
+    """The player subgraph's input: the game's log (JSON-plain), whose view it renders, and the
+    request."""
 
-    events: list[Any]
+    game_id: str
+    events: list[JSON]
     request: TurnRequest
 
 
 class PlayerTurnOutput(TypedDict):
-    """The player subgraph's output: one finished turn, applied by its turn node or a tally."""
+    """The player subgraph's output: one finished turn, applied by the node that asked for it."""
 
     turn: JSON
 
 
 class PlayerTurnState(PlayerTurnInput, PlayerTurnOutput):
-    """The player subgraph's private working state (never returned to the game)."""
+    """The player subgraph's private working state (never returned to the game). JSON-plain: a turn
+    stopped by a provider fault or an interrupt is checkpointed with it and goes on from there."""
 
-    prompt: Any
+    prompt: JSON
     messages: list[Any]
     attempts: list[JSON]
     answer: JSON | None

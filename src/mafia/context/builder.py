@@ -155,6 +155,7 @@ def build_context(
     policy: ContextPolicy = ContextPolicy(),  # noqa: B008 - frozen, so one shared default is safe
     *,
     game_over: bool = False,
+    options: Sequence[str] | None = None,
 ) -> RenderedPrompt:
     """Render ``player``'s prompt for ``action`` from the full log, seen through their view.
 
@@ -165,9 +166,13 @@ def build_context(
     with the call before it, whoever made it; then the state (the same for every player at the
     same step: every ballot of a vote shares it too); then the player's identity, then what is
     the player's alone and changes (role info, recent events, memory) and the task last.
+
+    ``options`` are the legal choices the engine computed for this turn (the list its answer is
+    checked against); the prompt lists exactly them, in their order. Without them (offline tools
+    rendering a prompt from a log alone) the rules compute them from the player's view.
     """
     record = read_view(player_view(events, player), player)
-    s = Situation(record=record, action=action, game_over=game_over)
+    s = Situation(record=record, action=action, game_over=game_over, options=options)
     memory = memory_from_record(record, policy.recent_reasonings, policy.summary_plans)
 
     system: list[Part] = [("rules", sections.rules(s), True)]

@@ -7,6 +7,7 @@ anything but the view.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -34,6 +35,8 @@ class Situation:
     record: GameRecord
     action: ActionKind
     game_over: bool = False
+    options: Sequence[str] | None = None
+    """The legal choices the engine computed for this turn, when it did (see ``targets``)."""
 
     # ---- who and when ----------------------------------------------------------------------
 
@@ -139,8 +142,11 @@ class Situation:
 
     @cached_property
     def targets(self) -> list[str] | None:
-        """The legal choices of this action (rules.py), or None when it has no target."""
+        """The legal choices of this action, or None when it has no target: the engine's own list
+        when it gave one (the list the answer is checked against), else the rules' from the view."""
         action = self.action
+        if self.options is not None:
+            return list(self.options) if self.options else None
         if action is ActionKind.SPEAK:
             return nomination_targets(self.living, self.me)
         if action is ActionKind.VOTE:

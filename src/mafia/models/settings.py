@@ -14,7 +14,7 @@ import re
 from dataclasses import asdict, field
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 from pydantic.dataclasses import dataclass
 
 from mafia.actions import ActionKind
@@ -111,3 +111,14 @@ class ModelSettings:
     def key(self) -> str:
         """A canonical text of every field: equal settings build one shared model."""
         return json.dumps(asdict(self), sort_keys=True, default=str)
+
+
+def first_error(exc: ValidationError) -> str:
+    """A settings error in one line: the field's dotted path and what is wrong with it."""
+    error = exc.errors()[0]
+    loc = ".".join(str(part) for part in error["loc"])
+    message = str(error["msg"]).removeprefix("Value error, ")
+    got = error.get("input")
+    if error["type"] != "value_error" and isinstance(got, str | int | float | bool):
+        message += f", got {got!r}"
+    return f"{loc}: {message}"

@@ -1,17 +1,16 @@
-"""Helpers the phase nodes share: the parsed log, the table, turn requests and event dumping."""
+"""Helpers the nodes share: the parsed log, the table, turn requests, event dumping and the
+readable fields of the state."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-from langgraph.types import Send
+from typing import Any, cast
 
 from mafia.actions import ActionKind
 from mafia.events import EventBase, dump_event, parse_event
 from mafia.prefix_cache import PrefixCache
 from mafia.rules import Role, Seat, Table
-from mafia.state import JSON, GameState, TurnRequest
+from mafia.state import JSON, GameState, Step, TurnRequest
 from mafia.views import forget_game as forget_views
 
 
@@ -69,15 +68,15 @@ def seat_number(state: GameState, player: str) -> int:
 
 def request(
     state: GameState,
-    node: str,
     player: str,
     action: ActionKind,
     options: Sequence[str],
     *,
     game_over: bool = False,
-) -> Send:
-    """A ``Send`` asking ``player`` for ``action``; ``order`` is the seat, for seat-order reduction."""
-    payload: TurnRequest = {
+) -> TurnRequest:
+    """What ``player`` is asked: ``action`` with its legal ``options`` (the rules', computed here
+    once); ``order`` is the seat, by which a simultaneous step's turns are applied."""
+    return {
         "id": f"{state['round']}:{action.value}:{player}",
         "round": state["round"],
         "player": player,
@@ -86,16 +85,43 @@ def request(
         "game_over": game_over,
         "order": seat_number(state, player),
     }
-    return Send(node, payload)
 
 
-def take_turns(state: GameState, action: ActionKind) -> list[JSON]:
-    """This round's finished turns for ``action``, in seat order (completion order never matters)."""
-    prefix = f"{state['round']}:{action.value}:"
-    turns = [t for rid, t in state["turns"].items() if rid.startswith(prefix)]
-    return sorted(turns, key=lambda t: int(t["order"]))
+def _next_turn(state: GameState) -> str:
+    """Whose turn comes next, for people reading the state (Studio's state panel)."""
+    step: Step = state["step"]
+    day, night = f"Day {state['round']}", f"Night {state['round']}"
+    queue = state["queue"]
+    if state["winner"] is not None or step == "over":
+        return "game over"
+    if step == "night_zero":
+        return f"Night 0 · night_zero · {queue[0]}" if queue else "Day 1 begins"
+    if step == "speeches":
+        return f"{day} · speak · {queue[0]}" if queue else f"{day} · vote · everyone alive"
+    if step == "defense":
+        return f"{day} · defense · {queue[0]}" if queue else f"{day} · revote · everyone alive"
+    if step == "last_words":
+        return f"{day} · last_words · {state['pending_last_words']}"
+    if step == "mafia_round1":
+        return f"{night} · mafia_round1 · {queue[0]}" if queue else f"{night} · the kill is settled"
+    if step == "mafia_round2":
+        return f"{night} · mafia_round2 · the Mafia"
+    if step == "resolve":
+        return f"{night} · the night ends"
+    if step == "night":
+        return f"{night} · the Mafia, the Doctor and the Detective act"
+    return f"Day {state['round'] + 1} begins"
 
 
-def consumed(turns: Iterable[JSON]) -> dict[str, Any]:
-    """The ``turns`` update that removes applied turns."""
-    return {t["id"]: None for t in turns}
+def readable(state: GameState, update: dict[str, Any]) -> dict[str, Any]:
+    """``update`` with the fields a person reads in Studio's state panel: the current day or night,
+    who is alive and whose turn comes next (derived from the state after ``update``)."""
+    after = cast(GameState, {**state, **{k: v for k, v in update.items() if k not in ("events", "prompts")}})
+    over = after["winner"] is not None and after["step"] == "over"
+    phase = "Day" if after["phase"] == "day" else "Night"
+    return {
+        **update,
+        "day": "Game over" if over else f"{phase} {after['round']}",
+        "alive": table(after).living,
+        "turn": _next_turn(after),
+    }

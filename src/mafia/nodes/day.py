@@ -1,8 +1,8 @@
 """Day phase nodes: night zero's strategies, the day's opening, speeches, votes, defenses, last words.
 
-Each phase node sets ``stage`` for the routers in graph.py; the ``record_*`` functions apply one
-sequential turn inside its own turn node (graph.py wires them), the tallies apply the turns a
-simultaneous step collected. The rules themselves live in mafia.rules.
+Each phase node sets ``step`` for the routers in graph.py; the ``record_*`` functions apply one
+sequential turn and the tallies a vote's ballots, inside the turn nodes (nodes/turns.py). The rules
+themselves live in mafia.rules.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from mafia.events import (
     Speech,
     VoteRound,
 )
-from mafia.nodes.common import consumed, dump, since_daybreak, table, take_turns
+from mafia.nodes.common import dump, readable, since_daybreak, table
 from mafia.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
 from mafia.state import JSON, GameState
 
@@ -43,7 +43,7 @@ def day_start(state: GameState) -> dict[str, Any]:
     """Open the next day: announce the night's death and fix the speaking order (or end in a draw)."""
     round_ = state["round"] + 1
     if round_ > state["round_cap"]:
-        return {"winner": "draw", "stage": "over"}
+        return readable(state, {"winner": "draw", "step": "over"})
     t = table(state)
     opener = first_speaker(state["opener"], t.living, t.names)
     order = speaking_order(opener, t.living)
@@ -53,15 +53,16 @@ def day_start(state: GameState) -> dict[str, Any]:
         living=t.living,
         speaking_order=order,
     )
-    return {
+    update = {
         "round": round_,
         "phase": "day",
-        "stage": "speeches",
+        "step": "speeches",
         "opener": opener,
         "queue": order,
         "nominees": [],
         "events": dump([event]),
     }
+    return readable(state, update)
 
 
 def record_speech(state: GameState, turn: JSON) -> dict[str, Any]:
@@ -97,37 +98,28 @@ def _vote_round(state: GameState, action: ActionKind, result: VoteResult, turns:
     )
 
 
-def _tally(state: GameState, action: ActionKind) -> dict[str, Any]:
-    turns = take_turns(state, action)
+def tally(state: GameState, action: ActionKind, turns: list[JSON]) -> dict[str, Any]:
+    """Resolve a vote (or the revote among the tied) from its ballots in seat order: an
+    elimination, a tie going to defense and revote (a tied revote eliminates no one), or nothing."""
     ballots = {t["player"]: t["choice"] for t in turns}
     if action is ActionKind.VOTE:
         result = resolve_vote(ballots, state["nominees"])
     else:
         result = resolve_revote(ballots, state["nominees"])
     events = dump([_vote_round(state, action, result, turns)])
-    update: dict[str, Any] = {"turns": consumed(turns), "stage": "night", "queue": []}
+    update: dict[str, Any] = {"step": "night", "queue": []}
     if result.eliminated is not None:
         events += dump([Elimination(round=state["round"], player=result.eliminated)])
         update |= {
             "dead": [*state["dead"], result.eliminated],
             "pending_last_words": result.eliminated,
-            "stage": "last_words",
+            "step": "last_words",
         }
     elif result.kind == "tie":
         names = table(state).names
         tied = sorted(result.tied, key=names.index)
-        update |= {"nominees": tied, "queue": tied, "stage": "defense"}
+        update |= {"nominees": tied, "queue": tied, "step": "defense"}
     return {**update, "events": events}
-
-
-def vote_tally(state: GameState) -> dict[str, Any]:
-    """Resolve the day's vote: elimination, a tie going to defense and revote, or nothing."""
-    return _tally(state, ActionKind.VOTE)
-
-
-def revote_tally(state: GameState) -> dict[str, Any]:
-    """Resolve the revote among the tied players; a new tie means no elimination."""
-    return _tally(state, ActionKind.REVOTE)
 
 
 def record_defense(state: GameState, turn: JSON) -> dict[str, Any]:
@@ -135,11 +127,7 @@ def record_defense(state: GameState, turn: JSON) -> dict[str, Any]:
     event = DefenseSpeech(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")
     )
-    return {
-        "events": dump([event]),
-        "queue": [q for q in state["queue"] if q != turn["player"]],
-        "stage": "defense",
-    }
+    return {"events": dump([event]), "queue": [q for q in state["queue"] if q != turn["player"]]}
 
 
 def record_last_words(state: GameState, turn: JSON) -> dict[str, Any]:
@@ -147,4 +135,4 @@ def record_last_words(state: GameState, turn: JSON) -> dict[str, Any]:
     event = LastWords(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")
     )
-    return {"events": dump([event]), "pending_last_words": None}
+    return {"events": dump([event]), "pending_last_words": None, "step": "night"}

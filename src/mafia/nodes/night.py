@@ -16,14 +16,14 @@ from mafia.events import (
     NightResolution,
     RoleReveal,
 )
-from mafia.nodes.common import consumed, dump, seats_of, since_daybreak, table, take_turns
+from mafia.nodes.common import dump, readable, seats_of, since_daybreak, table
 from mafia.rules import SKIP, KillDecision, Role, agreed_target, resolve_night, resolve_round2
 from mafia.state import JSON, GameState
 
 
-def night_start(state: GameState) -> dict[str, Any]:
-    """Open the night: the living Mafia queue up for Round 1 (the roles are dispatched by a router)."""
-    return {"phase": "night", "stage": "mafia_round1", "queue": table(state).with_role(Role.MAFIA)}
+def open_night(state: GameState) -> dict[str, Any]:
+    """Open the night: the living Mafia queue up for Round 1."""
+    return {"phase": "night", "step": "mafia_round1", "queue": table(state).with_role(Role.MAFIA)}
 
 
 def _discussion(state: GameState, turn: JSON, coordination_round: int) -> MafiaDiscussion:
@@ -65,31 +65,30 @@ def record_round1(state: GameState, turn: JSON) -> dict[str, Any]:
         decision = KillDecision(target=turn["choice"], decided_by="direct")
         events = [*dump([_discussion(state, turn, 0)])]
         events.append(_kill_vote(state, {player: turn["choice"]}, decision, 0))
-        return {"events": events, "queue": [], "stage": "resolve"}
+        return {"events": events, "queue": [], "step": "resolve"}
     events = [*dump([_discussion(state, turn, 1)])]
     queue = [q for q in state["queue"] if q != player]
-    update: dict[str, Any] = {"queue": queue, "stage": "mafia_round1"}
+    update: dict[str, Any] = {"queue": queue, "step": "mafia_round1"}
     if not queue:
         proposals = {**round1_proposals(state), player: turn["choice"]}
         agreed = agreed_target(proposals)
         if agreed is None:
-            update["stage"] = "mafia_round2"
+            update["step"] = "mafia_round2"
         else:
             events.append(_kill_vote(state, proposals, KillDecision(agreed, "round1"), 1))
-            update["stage"] = "resolve"
+            update["step"] = "resolve"
     return {**update, "events": events}
 
 
-def mafia_round2_done(state: GameState) -> dict[str, Any]:
+def record_round2(state: GameState, turns: list[JSON]) -> dict[str, Any]:
     """Record every Round 2 choice in seat order and settle the kill (lowest seat breaks a split)."""
-    turns = take_turns(state, ActionKind.MAFIA_ROUND2)
     events: list[JSON] = []
     for turn in turns:
         events += [*dump([_discussion(state, turn, 2)])]
     choices = {t["player"]: t["choice"] for t in turns}
     decision = resolve_round2(choices, [t["player"] for t in turns])
     events.append(_kill_vote(state, choices, decision, 2))
-    return {"events": events, "turns": consumed(turns), "stage": "resolve"}
+    return {"events": events, "step": "resolve"}
 
 
 def _kill_target(state: GameState) -> str | None:
@@ -105,8 +104,8 @@ def night_resolution(state: GameState) -> dict[str, Any]:
     t = table(state)
     events: list[JSON] = []
     protected: str | None = None
-    protections = take_turns(state, ActionKind.PROTECT)
-    investigations = take_turns(state, ActionKind.INVESTIGATE)
+    protections = [t for t in state["night_turns"] if t["action"] == ActionKind.PROTECT.value]
+    investigations = [t for t in state["night_turns"] if t["action"] == ActionKind.INVESTIGATE.value]
     for turn in protections:
         protected = turn["choice"]
         event = DoctorProtection(
@@ -140,13 +139,13 @@ def night_resolution(state: GameState) -> dict[str, Any]:
         ]
     )
     dead = [*state["dead"], actual] if actual is not None else state["dead"]
-    return {"events": events, "dead": dead, "turns": consumed([*protections, *investigations])}
+    return readable(state, {"events": events, "dead": dead, "night_turns": [], "step": "dawn"})
 
 
 def check_win(state: GameState) -> dict[str, Any]:
     """After a death: Town wins with no Mafia left, Mafia at parity; otherwise play on."""
     winner = table(state).winner()
-    return {"winner": winner, "stage": "over"} if winner is not None else {}
+    return readable(state, {"winner": winner, "step": "over"} if winner is not None else {})
 
 
 REASONS = {
@@ -161,4 +160,4 @@ def game_over(state: GameState) -> dict[str, Any]:
     winner = state["winner"] or "draw"
     reveal = [RoleReveal(player=s.name, role=s.role) for s in seats_of(state)]
     event = GameOver(round=state["round"], winner=winner, reason=REASONS[winner], roles=reveal)
-    return {"events": dump([event]), "winner": winner, "stage": "over"}
+    return readable(state, {"events": dump([event]), "winner": winner, "step": "over"})

@@ -1,20 +1,27 @@
 """The player subgraph: build context -> decide -> commit, with bounded re-asks and a legal fallback.
 
-One compiled subgraph with its own input and output schemas serves every decision. The phase graph
-reaches it through ``player_turn``, a thin node targeted by ``Send``: Send payloads are checkpointed,
-so they carry only the small request and the turn reads the log from the game's state instead.
+One compiled subgraph with its own input and output schemas serves every decision. A turn node of
+the game graph (graph.py) reads the game state as any node does, computes its requests and runs
+the subgraph on them: inline for one player, or one ``@task`` per player for a simultaneous step,
+so each player's finished turn is checkpointed on its own and a resumed step replays it.
+
+The subgraph shares the game's checkpointer (so Studio draws it and an interrupt inside it can be
+resumed) but runs with ``"exit"`` durability: a finished turn leaves nothing in the checkpointer
+beyond what the game writes, a turn killed midway re-runs whole, and only a turn stopped by a
+provider fault or an interrupt is saved, to go on from the step it stopped at.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol, cast
+import warnings
+from collections.abc import Sequence
+from typing import Any, Literal, cast
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph._internal._constants import CONFIG_KEY_DURABILITY
 from langgraph.config import get_config, get_stream_writer
+from langgraph.func import task
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
@@ -38,9 +45,14 @@ from mafia.context.extraction import claimed_role
 from mafia.events import Fallback, RelationshipNote, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
+from mafia.prompt_pack import pack, unpack
 from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
-from mafia.state import JSON, GameState, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
+from mafia.state import JSON, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
+
+# A run without a checkpointer has nothing to make durable: the turn's "exit" durability is moot
+# there, and LangGraph would warn about it on every turn.
+warnings.filterwarnings("ignore", message="`durability` has no effect", category=UserWarning)
 
 # The answer field holding each action's choice, and its text field (speech, message or plan).
 _NO_CHOICE = (ActionKind.DEFENSE, ActionKind.LAST_WORDS, ActionKind.NIGHT_ZERO)
@@ -128,16 +140,29 @@ def answer_schema(action: ActionKind, options: Sequence[str], reask: bool) -> ty
 
 
 def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-    """Render the player's prompt from their view of the log."""
+    """Render the player's prompt from their view of the log, listing the request's options."""
     req = state["request"]
     prompt = build_context(
-        state["events"],
+        parsed_log(state["game_id"], state["events"]),
         req["player"],
         ActionKind(req["action"]),
         game_context(runtime).policy,
         game_over=req["game_over"],
+        options=req["options"],
     )
-    return {"prompt": prompt, "messages": prompt.messages(), "attempts": [], "error": None}
+    plain: JSON = {
+        "system": prompt.system,
+        "user": prompt.user,
+        "tokens": dict(prompt.token_counts()),
+        "total_tokens": prompt.total_tokens,
+        "trimmed": list(prompt.trimmed),
+    }
+    return {"prompt": plain, "messages": prompt_messages(plain), "attempts": [], "error": None}
+
+
+def prompt_messages(prompt: JSON) -> list[BaseMessage]:
+    """The chat messages of a rendered prompt: the table's system prompt, the player's user prompt."""
+    return [SystemMessage(content=prompt["system"]), HumanMessage(content=prompt["user"])]
 
 
 def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
@@ -205,7 +230,7 @@ def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         return {
             "attempts": attempts,
             "error": rejection.error,
-            "messages": [*state["prompt"].messages(), AIMessage(rejected), HumanMessage(error)],
+            "messages": [*prompt_messages(state["prompt"]), AIMessage(rejected), HumanMessage(error)],
         }
     return {
         "attempts": attempts,
@@ -294,11 +319,11 @@ def finish_turn(
         "seat": req["order"],
         "player": req["player"],
         "action": action.value,
-        "system": prompt.system,
-        "user": prompt.user,
-        "tokens": dict(prompt.token_counts()),
-        "total_tokens": prompt.total_tokens,
-        "trimmed": list(prompt.trimmed),
+        "system": prompt["system"],
+        "user": prompt["user"],
+        "tokens": prompt["tokens"],
+        "total_tokens": prompt["total_tokens"],
+        "trimmed": prompt["trimmed"],
         **turn_tokens(attempts),
         "attempts": attempts,
         "choice": choice,
@@ -332,7 +357,8 @@ def raw_text(message: Any) -> str:
 
 
 def build_player_graph() -> Any:
-    """The compiled player subgraph (not checkpointed itself: a turn is atomic and re-runs whole)."""
+    """The compiled player subgraph. It takes the game's checkpointer (Studio draws it, interrupts
+    in it resume); ``play`` runs it with "exit" durability, so a finished turn stores nothing."""
     graph = StateGraph(
         PlayerTurnState,
         context_schema=GameContext,
@@ -346,91 +372,62 @@ def build_player_graph() -> Any:
     graph.add_edge("build_context", "decide")
     graph.add_edge("decide", "commit")
     graph.add_conditional_edges("commit", route_commit)
-    return graph.compile(checkpointer=False, name="player_turn")
+    return graph.compile(name="player_turn")
 
 
 PLAYER_GRAPH = build_player_graph()
 
-
-def read_state(config: RunnableConfig, keys: list[str]) -> dict[str, Any]:
-    """The game's current channels, read from inside a Send-triggered task.
-
-    A Send task receives only its payload; LangGraph's own ToolNode reads the rest of the state the
-    same way (the task's read function), which keeps the log out of every checkpointed payload.
-    """
-    read = config.get("configurable", {}).get("__pregel_read")
-    if read is None:
-        raise RuntimeError("player_turn must run inside the game graph")
-    values: dict[str, Any] = read(keys, False)
-    return values
+Turn = tuple[JSON, list[JSON], JSON]
+"""A finished turn (the choice, the text...), the player's own events, the turn's prompt record."""
 
 
-def _play(
-    request: TurnRequest, game: dict[str, Any], config: RunnableConfig
-) -> tuple[JSON, list[JSON], JSON]:
-    """Run the player subgraph on the current log.
+def play(graph: Any, game_id: str, events: list[JSON], request: TurnRequest) -> Turn:
+    """Run the player subgraph ``graph`` for ``request`` on the current log.
 
     Returns the finished turn, the player's own events (the thought, any fallback), which go
     straight to the log (whatever applies the turn needs only its small choice), and the turn's
     prompt record, which goes to the ``prompts`` channel in the same write as those events.
     """
-    events = parsed_log(game["game_id"], game["events"])
-    # The subgraph has no checkpointer: it must not inherit the game's durability, or "sync"
-    # waits on a checkpoint save it never started (AttributeError '_put_checkpoint_fut').
-    configurable = {k: v for k, v in config.get("configurable", {}).items() if k != CONFIG_KEY_DURABILITY}
+    config = get_config()
     run_config: RunnableConfig = {
         **config,
-        "configurable": configurable,
         "run_name": f"{request['player']} {request['action']}",
         "metadata": {
             **config.get("metadata", {}),
-            "game_id": game["game_id"],
+            "game_id": game_id,
             "player": request["player"],
             "seat": request["order"],
             "action": request["action"],
             "round": request["round"],
         },
     }
-    out = PLAYER_GRAPH.invoke({"events": events, "request": request}, run_config)
+    source: PlayerTurnInput = {"game_id": game_id, "events": events, "request": request}
+    out = graph.invoke(source, run_config, durability="exit")
     turn = dict(out["turn"])
-    record = {"game_id": game["game_id"], **turn.pop("prompt_record")}
+    record = {"game_id": game_id, **turn.pop("prompt_record")}
     own_events: list[JSON] = turn.pop("events")
     get_stream_writer()({"prompt": record})
     return turn, own_events, record
 
 
-def player_turn(state: TurnRequest, runtime: Runtime[GameContext]) -> dict[str, Any]:
-    """One player's turn in a simultaneous step: the turn waits in ``turns`` for the step's tally."""
-    config = get_config()
-    turn, own_events, record = _play(state, read_state(config, ["game_id", "events"]), config)
-    return {"turns": {state["id"]: turn}, "events": own_events, "prompts": [record]}
-
-
-ApplyTurn = Callable[[GameState, JSON], dict[str, Any]]
-
-
-class TurnNode(Protocol):
-    """A turn node as LangGraph calls it: the request, and the game's run-time context."""
-
-    def __call__(self, state: TurnRequest, *, runtime: Runtime[GameContext]) -> dict[str, Any]: ...
-
-
-# The prompt records are written, never read, by turns.
-GAME_KEYS = [key for key in GameState.__annotations__ if key != "prompts"]
-
-
-def applying(apply: ApplyTurn) -> TurnNode:
-    """A turn node for a sequential step: plays the turn and applies it with ``apply`` at once.
-
-    One graph step per sequential turn instead of a turn step and a separate applying step.
+def _play_task(graph: Any, game_id: str, events: list[JSON], request: TurnRequest, base: JSON | None) -> Turn:
+    """One player's turn of a simultaneous step, as a task: its result is checkpointed on its own,
+    so a step resumed after a failure replays the turns that finished instead of asking again.
+    A task's arguments are never checkpointed (the log is not copied into any checkpoint); its
+    result holds the prompt record packed against ``base``, the game's last record before the step.
     """
+    turn, own_events, record = play(graph, game_id, events, request)
+    return turn, own_events, pack(record, base)
 
-    def sequential_turn(state: TurnRequest, *, runtime: Runtime[GameContext]) -> dict[str, Any]:
-        config = get_config()
-        game = read_state(config, GAME_KEYS)
-        turn, own_events, record = _play(state, game, config)
-        update = apply(cast(GameState, game), turn)
-        return {**update, "events": [*own_events, *update.get("events", [])], "prompts": [record]}
 
-    sequential_turn.__doc__ = f"One player's turn, applied by ``{apply.__name__}``."
-    return sequential_turn
+play_task: Any = task(name="player_turn")(cast(Any, _play_task))
+
+
+def play_all(
+    graph: Any, game_id: str, events: list[JSON], requests: Sequence[TurnRequest], base: JSON | None
+) -> list[Turn]:
+    """Every request's turn, played at once (one task each), in the order of ``requests``;
+    ``base`` is the game's last whole prompt record before the step."""
+    futures = [play_task(graph, game_id, events, r, base) for r in requests]
+    played = [cast(Turn, f.result()) for f in futures]
+    return [(turn, own, unpack(record, base)) for turn, own, record in played]

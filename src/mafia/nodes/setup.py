@@ -1,12 +1,17 @@
-"""Setup: seat the players, deal roles and personas, open night zero."""
+"""Setup: check the run, seat the players, deal roles and personas, open night zero."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
+from langgraph.runtime import Runtime
+
+from mafia.checks import SetupError, check_seats
+from mafia.cli_frame import SettingError
 from mafia.events import GameStarted, RoleAssigned
-from mafia.nodes.common import dump
+from mafia.models.factory import ModelSpecError, resolve_model
+from mafia.nodes.common import dump, readable
 from mafia.personas import deal_personas
 from mafia.rules import (
     DEFAULT_ROUND_CAP,
@@ -17,16 +22,17 @@ from mafia.rules import (
     parse_role_counts,
     validate_config,
 )
-from mafia.state import ConfigInput, GameState
+from mafia.runtime import GameContext, game_context
+from mafia.state import GameState, SetupInput
 
-CONFIG_KEYS = ("players", "names", "roles", "seed", "round_cap", "game_id")
+SETUP_KEYS = ("players", "names", "roles", "seed", "round_cap", "game_id")
 
 
-def config_from_input(raw: ConfigInput | Mapping[str, Any]) -> GameConfig:
+def config_from_input(raw: SetupInput | Mapping[str, Any]) -> GameConfig:
     """A validated GameConfig from the user's setup mapping (ConfigError names a bad field)."""
-    unknown = sorted(set(raw) - set(CONFIG_KEYS))
+    unknown = sorted(set(raw) - set(SETUP_KEYS))
     if unknown:
-        raise ConfigError(unknown[0], f"unknown setting; allowed: {', '.join(CONFIG_KEYS)}")
+        raise ConfigError(unknown[0], f"unknown setting; allowed: {', '.join(SETUP_KEYS)}")
     for key in ("players", "seed", "round_cap"):
         if key in raw and (not isinstance(raw[key], int) or isinstance(raw[key], bool)):
             raise ConfigError(key, f"must be an integer, got {raw[key]!r}")
@@ -46,16 +52,39 @@ def config_from_input(raw: ConfigInput | Mapping[str, Any]) -> GameConfig:
     return config
 
 
-def game_id_for(raw: ConfigInput | Mapping[str, Any], config: GameConfig) -> str:
+def game_id_for(raw: SetupInput | Mapping[str, Any], config: GameConfig) -> str:
     """The game's id: given, or derived from the table size and seed (stable across runs)."""
     given = raw.get("game_id")
     return str(given) if given else f"game-{config.players}p-seed{config.seed}"
 
 
-def setup(state: GameState) -> dict[str, Any]:
-    """Deal the game: GameStarted, a private RoleAssigned per player, Mafia queued for night zero."""
-    config = config_from_input(state["config"])
-    game_id = game_id_for(state["config"], config)
+def check_run(raw: SetupInput | Mapping[str, Any], context: GameContext) -> GameConfig:
+    """The checked game config, every model built once and every per-seat key naming a seat; any
+    fault is a ``SetupError`` carrying the one line ``mafia play`` prints for it."""
+    try:
+        config = config_from_input(raw)
+    except ConfigError as exc:
+        raise SetupError(f"invalid game setting {exc}") from None
+    try:
+        check_seats(context.seat_models, config, "seat_models")
+        for spec in (context.model, *context.seat_models.values()):
+            resolve_model(spec)  # built once here, reused by the game
+    except ModelSpecError as exc:
+        raise SetupError(str(exc)) from None
+    except SettingError as exc:
+        raise SetupError(exc.format_message()) from None
+    return config
+
+
+def setup(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """Check the setup and the run's context (every model, every seat key), then deal the game:
+    GameStarted, a private RoleAssigned per player, Mafia queued for night zero.
+
+    A bad setup or context fails here, before the first turn, with the command line's message.
+    """
+    raw = state.get("setup") or {}
+    config = check_run(raw, game_context(runtime))
+    game_id = game_id_for(raw, config)
     seats = assign_roles(config)
     personas = deal_personas(config.players, config.seed)
     counts = config.role_counts()
@@ -82,7 +111,7 @@ def setup(state: GameState) -> dict[str, Any]:
             for s, persona in zip(seats, personas, strict=True)
         ),
     ]
-    return {
+    update = {
         "game_id": game_id,
         "events": dump(events),
         "seats": [{"seat": s.seat, "name": s.name, "role": s.role.value} for s in seats],
@@ -90,11 +119,12 @@ def setup(state: GameState) -> dict[str, Any]:
         "round": 0,
         "round_cap": config.round_cap,
         "phase": "night",
-        "stage": "night_zero",
+        "step": "night_zero",
         "opener": None,
         "queue": mafia,
         "nominees": [],
-        "turns": {},
+        "night_turns": [],
         "pending_last_words": None,
         "winner": None,
     }
+    return readable(cast(GameState, update), update)
