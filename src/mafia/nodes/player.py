@@ -37,6 +37,7 @@ from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context
 from mafia.context.extraction import claimed_role
 from mafia.events import Fallback, RelationshipNote, SuspicionNote, TextTruncated, Thought, dump_event
+from mafia.human import ask_person, is_human, person_turn
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
 from mafia.rules import SKIP
@@ -151,7 +152,10 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     req = state["request"]
     action = ActionKind(req["action"])
     schema = answer_schema(action, req["options"], reask=bool(state["attempts"]))
-    model = resolve_model(game_context(runtime).model_spec(req["player"], req["order"]))
+    spec = game_context(runtime).model_spec(req["player"], req["order"])
+    if is_human(spec):  # a person's seat: the game pauses until they answer
+        return ask_person(state, CHOICE_FIELD[action], TEXT_FIELD[action], action in CLAIM_ACTIONS)
+    model = resolve_model(spec)
     answer: JSON | None = None
     rejection: Rejection | None = None
     raw = ""
@@ -392,7 +396,8 @@ def _play(
             "round": request["round"],
         },
     }
-    out = PLAYER_GRAPH.invoke({"events": events, "request": request}, run_config)
+    with person_turn(config):
+        out = PLAYER_GRAPH.invoke({"events": events, "request": request}, run_config)
     turn = dict(out["turn"])
     record = {"game_id": game["game_id"], **turn.pop("prompt_record")}
     own_events: list[JSON] = turn.pop("events")
