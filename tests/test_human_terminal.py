@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -107,16 +106,3 @@ def test_ctrl_c_and_end_of_input_stop_at_a_prompt_then_resume_goes_on(tmp_path: 
     for log in ("events.jsonl", "prompts.jsonl"):
         stopped = (tmp_path / "runs" / "game-5p-seed4" / log).read_bytes()
         assert stopped == (tmp_path / "straight" / "game-5p-seed4" / log).read_bytes(), log
-
-
-def test_a_bad_human_seat_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    for args, expected in [
-        (["--human", "9"], r"--human '9': names no seat"),
-        (["--human", "3,,4"], r"--human: give a seat number"),
-        (["--human", "3", "--seat-model", "3=house"], r"--human 3: that seat also has --seat-model"),
-    ]:
-        child = spawn(["play", "--out", "runs", *args], tmp_path)
-        child.expect(pexpect.EOF)
-        child.close()
-        lines = [line for line in (child.before or "").splitlines() if line.strip()]
-        assert child.exitstatus == 2 and len(lines) == 1 and re.search(expected, lines[0]), lines
