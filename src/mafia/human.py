@@ -49,6 +49,8 @@ TEXT_NAMES = {
     "mafia_round1": "message to your partners",
 }
 NIGHT_ACTIONS = {"night_zero", "mafia_round1", "mafia_round2", "night_kill", "protect", "investigate"}
+# A person's attempt is recorded as a model call is, with nothing billed (and no cache prefixes).
+NO_TOKENS = {"prompt_tokens": 0, "schema_tokens": 0, "output_tokens": 0}
 CLAIM_ROLES = [role.value for role in (Role.DETECTIVE, Role.DOCTOR, Role.TOWN, Role.MAFIA)]
 ANSWER_HELP = (
     'Resume with an object of the fields asked for: "text", "choice" (an option\'s name or its number '
@@ -102,8 +104,7 @@ def ask_person(
     payload = turn_payload(state, choice_field, text_field, claims)
     value = _interrupt(payload)
     answer, raw, rejection = answer_of(value, payload)
-    attempt: JSON = {"raw": raw, "error": None, "kind": None, "prompt_tokens": 0, "schema_tokens": 0}
-    attempt["output_tokens"] = 0
+    attempt: JSON = {"raw": raw, "error": None, "kind": None, **NO_TOKENS}
     if rejection is not None:
         attempt = {**attempt, "error": rejection.error, "kind": rejection.kind.value}
     return {"answer": answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}
@@ -285,27 +286,22 @@ class TerminalSeat:
         for number, option in enumerate(options, 1):
             self.console.print(f"  {number}) {option}", highlight=False, markup=False)
         none = "; Enter for no one" if optional else ""
+        return self.pick(f"[bold]Your choice[/] (number or name{none}): ", options, optional, "an option")
+
+    def ask_claim(self, roles: Sequence[str]) -> str | None:
+        """The role these words claim publicly, by number or name, or none."""
+        listed = ", ".join(f"{n} {role}" for n, role in enumerate(roles, 1))
+        prompt = f"[bold]Claim a role[/] with these words? ({listed}; Enter for none): "
+        return self.pick(prompt, roles, True, "a role")
+
+    def pick(self, prompt: str, options: Sequence[str], optional: bool, what: str) -> str | None:
+        """Ask until the line names one of ``options`` (or is empty, where that is allowed)."""
         while True:
-            text = self.ask(f"[bold]Your choice[/] (number or name{none}): ")
+            text = self.ask(prompt)
             if not text and optional:
                 return None
             chosen = option_named(text, options)
             if chosen in options:
                 return str(chosen)
-            self.console.print(
-                f"{text!r} is not an option: type a number 1-{len(options)} or a name.", markup=False
-            )
-
-    def ask_claim(self, roles: Sequence[str]) -> str | None:
-        """The role these words claim publicly, by number or name, or none."""
-        listed = ", ".join(f"{n} {role}" for n, role in enumerate(roles, 1))
-        while True:
-            text = self.ask(f"[bold]Claim a role[/] with these words? ({listed}; Enter for none): ")
-            if not text:
-                return None
-            chosen = option_named(text, roles)
-            if chosen in roles:
-                return str(chosen)
-            self.console.print(
-                f"{text!r} is not a role: type a number 1-{len(roles)}, a role, or Enter.", markup=False
-            )
+            hint = f"type a number 1-{len(options)} or a name" + (", or Enter" if optional else "")
+            self.console.print(f"{text!r} is not {what}: {hint}.", markup=False)
