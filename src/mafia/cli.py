@@ -31,6 +31,7 @@ from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError, interrupt
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
 from mafia.display import GameView
 from mafia.game_file import GameFile, GameFileError, load_game_file
+from mafia.human import HUMAN, InputClosed, TerminalSeat, has_people, is_human
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.settings import ModelSettings
 from mafia.nodes.setup import config_from_input
@@ -75,6 +76,12 @@ def main() -> None:
 app.command()(replay)
 
 
+HumanOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="A seat you play at this terminal (number or name); repeat it or give 3,5 for several."
+    ),
+]
 ModelOption = Annotated[str, typer.Option(help="Model for every seat: house, house:SEED, openai:MODEL...")]
 SeatModelOption = Annotated[list[str] | None, typer.Option(help="Per-seat model, e.g. 3=openai:gpt-4o-mini.")]
 RetriesOption = Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")]
@@ -112,12 +119,30 @@ def from_file(ctx: typer.Context, name: str, value: Any, file_values: dict[str, 
     return value if name in _given(ctx) or name not in file_values else file_values[name]
 
 
+def parse_humans(items: list[str] | None) -> list[str]:
+    """``["3", "5,Ann"]`` as the seats people play, by number or name (checked against the table
+    where it is known)."""
+    seats = [part.strip() for item in items or [] for part in item.split(",")]
+    if any(not seat for seat in seats):
+        raise SettingError("--human: give a seat number or a player's name, e.g. --human 3 or --human 3,5")
+    return seats
+
+
 def choose_models(
-    ctx: typer.Context, file: GameFile, model: str, seat_model: list[str] | None
+    ctx: typer.Context,
+    file: GameFile,
+    model: str,
+    seat_model: list[str] | None,
+    humans: list[str] | None = None,
 ) -> tuple[Model, dict[str, Model], dict[str, str]]:
     """The default model and per-seat models: the file's, with ``--model`` replacing its default and
-    each ``--seat-model`` replacing that seat's entry. Also the command line's own seat specs."""
+    each ``--seat-model`` or ``--human`` replacing that seat's entry. Also the command line's own seat
+    specs."""
     flag_seats = parse_seat_models(seat_model or [])
+    for seat in humans or []:
+        if seat in flag_seats:
+            raise SettingError(f"--human {seat}: that seat also has --seat-model; give one of them")
+        flag_seats[seat] = HUMAN
     default: Model = from_file(ctx, "model", model, {"model": file.model} if file.model else {})
     return default, {**file.seats, **flag_seats}, flag_seats
 
@@ -136,7 +161,8 @@ def check_models(models: list[Model], max_retries: int) -> None:
         raise typer.BadParameter("must be 0 or more", param_hint="--max-retries")
     try:
         for spec in models:
-            resolve_model(spec)  # built once here, reused by the game
+            if not is_human(spec):
+                resolve_model(spec)  # built once here, reused by the game
     except ModelSpecError as exc:
         raise SettingError(str(exc)) from None
 
@@ -157,8 +183,12 @@ def play_through(
         return run()
     except (RunBusy, RunExists, LogConflict) as exc:
         raise SettingError(str(exc)) from None
-    except KeyboardInterrupt:
-        console.print("[bold red]stopped.[/]")
+    except KeyboardInterrupt as exc:
+        console.print(
+            "[bold red]stopped[/]: the input ended."
+            if isinstance(exc, InputClosed)
+            else "[bold red]stopped.[/]"
+        )
         resume_hint = hint()
         if resume_hint:
             console.print(f"Go on with: {resume_hint}", soft_wrap=True)
@@ -197,7 +227,11 @@ def resume_command(
     if isinstance(model, str):
         parts += ["--model", shlex.quote(model)]
     for seat, spec in seats.items():
-        parts += ["--seat-model", shlex.quote(f"{seat}={spec}")]
+        parts += (
+            ["--human", shlex.quote(seat)]
+            if is_human(spec)
+            else ["--seat-model", shlex.quote(f"{seat}={spec}")]
+        )
     return " ".join([*parts, "--max-retries", str(max_retries)])
 
 
@@ -211,6 +245,7 @@ def play(
     round_cap: Annotated[int, typer.Option(help="Rounds before the game is a draw.")] = 20,
     model: ModelOption = "house",
     seat_model: SeatModelOption = None,
+    human: HumanOption = None,
     max_retries: RetriesOption = 2,
     policy: PolicyOption = DEFAULT_POLICY,
     reveal: RevealOption = False,
@@ -234,7 +269,9 @@ def play(
     except ConfigError as exc:
         in_file = exc.field.split(".")[0] in file.setup and exc.field.split(".")[0] not in _given(ctx)
         raise SettingError(f"{file.path}: {exc}" if in_file else f"invalid game setting {exc}") from None
-    default, seats, flag_seats = choose_models(ctx, file, model, seat_model)
+    humans = parse_humans(human)
+    check_seats(humans, game_config, "--human")
+    default, seats, flag_seats = choose_models(ctx, file, model, seat_model, humans)
     check_seats(file.seats, game_config, f"{file.path}: seats")
     check_seats(seats, game_config, "--seat-model")
     max_retries = from_file(ctx, "max_retries", max_retries, file.run)
@@ -274,6 +311,7 @@ def play(
         "out_dir": out,
         "on_start": started,
         "on_event": view,
+        "human": TerminalSeat(console) if has_people(default, seats) else None,
     }
     if checkpoint:
         with checkpoint_store(out, dsn) as saver:
@@ -348,6 +386,7 @@ def resume(
     out: OutOption = Path("runs"),
     model: ModelOption = "house",
     seat_model: SeatModelOption = None,
+    human: HumanOption = None,
     max_retries: RetriesOption = 2,
     policy: PolicyOption = DEFAULT_POLICY,
     quiet: QuietOption = False,
@@ -360,7 +399,7 @@ def resume(
     (its game fields are not used: the checkpoint holds the game)."""
     console = Console(highlight=False)
     file = read_game_file(config)
-    default, seats, flag_seats = choose_models(ctx, file, model, seat_model)
+    default, seats, flag_seats = choose_models(ctx, file, model, seat_model, parse_humans(human))
     max_retries = from_file(ctx, "max_retries", max_retries, file.run)
     check_models([default, *seats.values()], max_retries)
     out = Path(from_file(ctx, "out", out, file.run))
@@ -395,6 +434,7 @@ def resume(
                 policy=context_policy,
                 out_dir=out,
                 on_event=view,
+                human=TerminalSeat(console) if has_people(default, seats) else None,
             )
 
         final = play_through(console, run, lambda: hint)

@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from mafia.billing import GameCache
@@ -25,6 +26,7 @@ from mafia.checkpoint_serde import CompressedSerializer
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.events import EventBase, parse_event
 from mafia.graph import build_graph
+from mafia.human import Respond, has_people, stream_answering
 from mafia.nodes.common import forget_game
 from mafia.nodes.setup import config_from_input, game_id_for
 from mafia.prompt_pack import unpack_all
@@ -292,6 +294,7 @@ def run_game(
     on_event: Callable[[EventBase], None] | None = None,
     on_prompt: Callable[[JSON], None] | None = None,
     run_config: RunnableConfig | None = None,
+    human: Respond | None = None,
 ) -> dict[str, Any]:
     """Play one game to the end and return the final state (``events``, ``winner``, ...).
 
@@ -300,12 +303,16 @@ def run_game(
     ``checkpointer`` and its log folder ``out_dir/<run id>/``: ``thread_id`` if given (refused with
     RunExists if in use), else the game id, suffixed ``-2``, ``-3``... when earlier runs took it.
     ``on_start`` receives the run id before the first turn; ``on_event`` and ``on_prompt`` receive
-    each event and prompt record as it is logged.
+    each event and prompt record as it is logged. Seats whose model is ``"human"`` are people:
+    ``human`` answers their turns (``mafia.human``), and without a checkpointer the game is
+    checkpointed in memory, as pausing for them needs.
     """
     setup = dict(config or {})
     game_config = config_from_input(setup)
     game_id = game_id_for(setup, game_config)
-    context = _context(model, seat_models, policy, max_retries)
+    context = _context(model, seat_models, policy, max_retries, human)
+    if checkpointer is None and has_people(context.model, context.seat_models):
+        checkpointer = InMemorySaver()
     out = Path(out_dir) if out_dir is not None else None
     run_id, lock = new_run(out, game_id, checkpointer, thread_id)
     try:
@@ -316,7 +323,7 @@ def run_game(
             on_start(run_id)
         log = RunLog(out / run_id if out is not None else None, on_event, on_prompt)
         start: InputState = {"setup": cast(SetupInput, setup)}
-        return _stream(graph_for(checkpointer), start, _run_config(run_config, run_id), context, log)
+        return _stream(graph_for(checkpointer), start, _run_config(run_config, run_id), context, log, human)
     finally:
         if lock is not None:
             lock.release()
@@ -367,6 +374,7 @@ def resume_game(
     on_event: Callable[[EventBase], None] | None = None,
     on_prompt: Callable[[JSON], None] | None = None,
     run_config: RunnableConfig | None = None,
+    human: Respond | None = None,
 ) -> dict[str, Any]:
     """Go on with a checkpointed game from where it stopped and return the final state.
 
@@ -380,7 +388,7 @@ def resume_game(
     cfg = _run_config(run_config, thread_id)
     if not is_saved(checkpointer, thread_id):
         raise GameNotFound(f"no checkpointed game with thread id {thread_id!r}")
-    context = _context(model, seat_models, policy, max_retries)
+    context = _context(model, seat_models, policy, max_retries, human)
     lock: RunLock | None = None
     folder = Path(out_dir) / thread_id if out_dir is not None else None
     if folder is not None:
@@ -388,7 +396,7 @@ def resume_game(
         lock = RunLock(folder)
         lock.acquire()
     try:
-        return _stream(graph, None, cfg, context, RunLog(folder, on_event, on_prompt))
+        return _stream(graph, None, cfg, context, RunLog(folder, on_event, on_prompt), human)
     finally:
         if lock is not None:
             lock.release()
@@ -425,8 +433,14 @@ def _context(
     seat_models: Mapping[str, ModelLike] | None,
     policy: ContextPolicy | None,
     max_retries: int,
+    human: Respond | None,
 ) -> GameContext:
     """The run's context, checked before any log file is touched."""
+    if human is None and has_people(model, seat_models or {}):
+        raise ValueError(
+            'a seat is played by a person ("human"): pass human= to answer their turns, or drive '
+            "the graph with Command(resume=...) yourself"
+        )
     return GameContext(
         model=model,
         seat_models=dict(seat_models or {}),
@@ -449,7 +463,12 @@ LOGGED_KEYS = ["game_id", "events", "winner", "prompts"]
 
 
 def _stream(
-    graph: Any, start: InputState | None, cfg: RunnableConfig, context: GameContext, log: RunLog
+    graph: Any,
+    start: InputState | None,
+    cfg: RunnableConfig,
+    context: GameContext,
+    log: RunLog,
+    human: Respond | None = None,
 ) -> JSON:
     """Stream the game to its end, logging each step; the final state (without the records).
 
@@ -460,8 +479,15 @@ def _stream(
     durability = {"durability": "sync"} if graph.checkpointer else {}
     final: dict[str, Any] = {}
     try:
-        for chunk in graph.stream(
-            start, cfg, context=context, stream_mode="values", output_keys=LOGGED_KEYS, **durability
+        for chunk in stream_answering(
+            graph,
+            start,
+            cfg,
+            human,
+            context=context,
+            stream_mode="values",
+            output_keys=LOGGED_KEYS,
+            **durability,
         ):
             final = cast(dict[str, Any], chunk)
             log.step(final)

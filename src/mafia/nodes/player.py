@@ -21,9 +21,11 @@ from typing import Any, Literal, cast
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config, get_stream_writer
+from langgraph.errors import GraphInterrupt
 from langgraph.func import task
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
+from langgraph.types import Interrupt
 from pydantic import BaseModel
 
 from mafia.actions import ACTION_SCHEMAS, ActionBase, ActionKind
@@ -43,6 +45,7 @@ from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context
 from mafia.context.extraction import claimed_role
 from mafia.events import Fallback, RelationshipNote, SuspicionNote, TextTruncated, Thought, dump_event
+from mafia.human import ask_person, is_human
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
 from mafia.prompt_pack import pack, unpack
@@ -175,7 +178,10 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     req = state["request"]
     action = ActionKind(req["action"])
     schema = answer_schema(action, req["options"], reask=bool(state["attempts"]))
-    model = resolve_model(game_context(runtime).model_spec(req["player"], req["order"]))
+    spec = game_context(runtime).model_spec(req["player"], req["order"])
+    if is_human(spec):  # a person's seat: the game pauses until they answer
+        return ask_person(state, CHOICE_FIELD[action], TEXT_FIELD[action], action in CLAIM_ACTIONS)
+    model = resolve_model(spec)
     answer: JSON | None = None
     rejection: Rejection | None = None
     raw = ""
@@ -429,5 +435,13 @@ def play_all(
     """Every request's turn, played at once (one task each), in the order of ``requests``;
     ``base`` is the game's last whole prompt record before the step."""
     futures = [play_task(graph, game_id, events, r, base) for r in requests]
-    played = [cast(Turn, f.result()) for f in futures]
+    played: list[Turn] = []
+    paused: list[Interrupt] = []
+    for future in futures:  # every turn is waited for, so all people of the step pause together
+        try:
+            played.append(cast(Turn, future.result()))
+        except GraphInterrupt as stop:
+            paused.extend(stop.args[0] if stop.args else ())
+    if paused:
+        raise GraphInterrupt(tuple(paused))
     return [(turn, own, unpack(record, base)) for turn, own, record in played]

@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from mafia.checks import SetupError, check_seats
 from mafia.cli_frame import SettingError
 from mafia.events import GameStarted, RoleAssigned
+from mafia.human import is_human
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.nodes.common import dump, readable
 from mafia.personas import deal_personas
@@ -68,7 +69,8 @@ def check_run(raw: SetupInput | Mapping[str, Any], context: GameContext) -> Game
     try:
         check_seats(context.seat_models, config, "seat_models")
         for spec in (context.model, *context.seat_models.values()):
-            resolve_model(spec)  # built once here, reused by the game
+            if not is_human(spec):  # a person's seat has no model to build
+                resolve_model(spec)  # built once here, reused by the game
     except ModelSpecError as exc:
         raise SetupError(str(exc)) from None
     except SettingError as exc:

@@ -1,0 +1,108 @@
+"""``mafia play --human N`` in a real terminal (pexpect): a person plays a seat to the end of the
+game, re-asked on input it cannot take; Ctrl-C and the end of input at a prompt stop the game with
+the resume hint, and ``mafia resume`` goes on with the person at the same seat."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+import pexpect
+
+MAFIA = str(Path(sys.executable).parent / "mafia")
+# Every prompt the terminal seat writes, and the end of the game.
+PROMPTS = [
+    r"Your (speech|defense|last words|plan for the Mafia|message to your partners):",
+    r"Your choice \(number or name(; Enter for no one)?\):",
+    r"Claim a role",
+    r"is not an option",
+    pexpect.EOF,
+]
+# A bound on a game that is never reached by a working one (a hung game fails here, not forever).
+EXPECT_BOUND = 120
+
+
+def spawn(args: list[str], tmp_path: Path) -> pexpect.spawn:
+    env = {**os.environ, "LANGSMITH_TRACING": "false", "NO_COLOR": "1", "COLUMNS": "120", "TERM": "dumb"}
+    child = pexpect.spawn(MAFIA, args, cwd=str(tmp_path), env=env, encoding="utf-8", timeout=EXPECT_BOUND)
+    child.logfile_read = io.StringIO()  # the whole screen, for the assertions
+    return child
+
+
+def play_on(child: pexpect.spawn, turns: list[str], stop_after: int | None = None) -> None:
+    """Answer every prompt until the game ends (or until ``stop_after`` prompts): a speech, the
+    second option of a choice (after one answer it cannot take), no claim."""
+    while True:
+        index = child.expect(PROMPTS)
+        if index == len(PROMPTS) - 1:
+            return
+        if stop_after is not None and len(turns) >= stop_after:
+            return
+        turns.append(child.after)
+        if index == 0:
+            child.sendline("I have watched the table closely and I trust my read.")
+        elif index == 1:
+            wrong = sum(1 for t in turns if t.startswith("Your choice")) == 1
+            child.sendline("nobody at all" if wrong else "2")
+        elif index == 2:
+            child.sendline("")
+        # index 3: the error line; the prompt that follows it is answered on the next pass
+
+
+def test_a_person_plays_a_seat_to_the_end(tmp_path: Path) -> None:
+    child = spawn(["play", "--seed", "4", "--players", "5", "--human", "2", "--out", "runs"], tmp_path)
+    turns: list[str] = []
+    play_on(child, turns)
+    child.close()
+    assert child.exitstatus == 0, child.logfile_read.getvalue()
+    rejected = sum(1 for t in turns if "is not an option" in t)
+    assert rejected == 1, turns
+    assert any(t.startswith("Your speech") for t in turns) and any(t.startswith("Your choice") for t in turns)
+    run = tmp_path / "runs" / "game-5p-seed4"
+    assert json.loads((run / "run.json").read_text())["seat_models"] == {"2": "human"}
+    events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    assert events[-1]["type"] == "game_over"
+    speeches = [e for e in events if e["type"] == "speech" and e["speaker"] == "Player 2"]
+    assert speeches and all(s["text"].startswith("I have watched the table") for s in speeches)
+    records = [json.loads(line) for line in (run / "prompts.jsonl").read_text().splitlines()]
+    mine = [r for r in records if r["seat"] == 2]
+    assert len(mine) == child.logfile_read.getvalue().count("Your turn, Player 2")  # one record a turn
+    assert all(r["fallback"] is False and r["billed_tokens"] == 0 for r in mine)
+
+
+def test_ctrl_c_and_end_of_input_stop_at_a_prompt_then_resume_goes_on(tmp_path: Path) -> None:
+    """Stopped twice at a person's prompt and resumed: the logs end byte-identical to those of the
+    same game played straight through with the same answers."""
+    straight = spawn(["play", "--seed", "4", "--players", "5", "--human", "2", "--out", "straight"], tmp_path)
+    play_on(straight, [])
+    straight.close()
+    assert straight.exitstatus == 0
+    child = spawn(["play", "--seed", "4", "--players", "5", "--human", "2", "--out", "runs"], tmp_path)
+    play_on(child, [], stop_after=1)
+    child.sendintr()
+    child.expect(r"stopped\.")
+    child.expect(r"Go on with: (mafia resume game-5p-seed4 [^\r\n]*)")
+    hint = child.match.group(1)
+    assert "--human 2" in hint
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130 or child.signalstatus is not None
+
+    resumed = spawn(hint.split()[1:], tmp_path)
+    play_on(resumed, [], stop_after=1)
+    resumed.sendeof()
+    resumed.expect(r"stopped: the input ended\.")
+    resumed.expect(pexpect.EOF)
+    resumed.close()
+    assert resumed.exitstatus == 130
+
+    final = spawn(hint.split()[1:], tmp_path)
+    play_on(final, [])
+    final.close()
+    assert final.exitstatus == 0, final.before
+    for log in ("events.jsonl", "prompts.jsonl"):
+        stopped = (tmp_path / "runs" / "game-5p-seed4" / log).read_bytes()
+        assert stopped == (tmp_path / "straight" / "game-5p-seed4" / log).read_bytes(), log
