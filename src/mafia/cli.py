@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from mafia import tracing
 from mafia.checks import check_checkpoint_file, check_out_dir, check_seats
 from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError
 from mafia.display import GameView
@@ -154,6 +155,7 @@ def play_through(
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+        tracing.close()  # traces still queued are sent, within a bounded wait
 
 
 def _interrupt(signum: int, frame: object) -> None:

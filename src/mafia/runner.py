@@ -27,6 +27,7 @@ from mafia.graph import build_graph
 from mafia.nodes.setup import config_from_input, game_id_for
 from mafia.runtime import GameContext, ModelLike
 from mafia.state import JSON, ConfigInput, InputState
+from mafia.tracing import traced_game
 
 RECURSION_LIMIT = 20_000
 # Simultaneous turns (up to 16 voters) must not queue behind a small default thread pool.
@@ -310,7 +311,8 @@ def run_game(
             on_start(run_id)
         log = RunLog(out / run_id if out is not None else None, on_event, on_prompt)
         start: InputState = {"config": cast(ConfigInput, setup)}
-        return _stream(graph_for(checkpointer), start, _run_config(run_config, run_id), context, log)
+        with traced_game(_run_config(run_config, run_id), run_id, setup, context) as trace:
+            return trace.finish(_stream(graph_for(checkpointer), start, trace.config, context, log))
     finally:
         if lock is not None:
             lock.release()
@@ -380,7 +382,11 @@ def resume_game(
         lock = RunLock(folder)
         lock.acquire()
     try:
-        return _stream(graph, None, cfg, context, RunLog(folder, on_event, on_prompt))
+        setup = graph.get_state(cfg).values.get("config", {})
+        with traced_game(cfg, thread_id, setup, context, resumed=True) as trace:
+            return trace.finish(
+                _stream(graph, None, trace.config, context, RunLog(folder, on_event, on_prompt))
+            )
     finally:
         if lock is not None:
             lock.release()

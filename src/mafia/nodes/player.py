@@ -42,6 +42,7 @@ from mafia.nodes.common import parsed_log
 from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, GameState, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
+from mafia.tracing import traced_turn
 
 # The answer field holding each action's choice, and its text field (speech, message or plan).
 _NO_CHOICE = (ActionKind.DEFENSE, ActionKind.LAST_WORDS, ActionKind.NIGHT_ZERO)
@@ -379,20 +380,13 @@ def _play(
     # The subgraph has no checkpointer: it must not inherit the game's durability, or "sync"
     # waits on a checkpoint save it never started (AttributeError '_put_checkpoint_fut').
     configurable = {k: v for k, v in config.get("configurable", {}).items() if k != CONFIG_KEY_DURABILITY}
-    run_config: RunnableConfig = {
-        **config,
-        "configurable": configurable,
-        "run_name": f"{request['player']} {request['action']}",
-        "metadata": {
-            **config.get("metadata", {}),
-            "game_id": game["game_id"],
-            "player": request["player"],
-            "seat": request["order"],
-            "action": request["action"],
-            "round": request["round"],
-        },
-    }
-    out = PLAYER_GRAPH.invoke({"events": events, "request": request}, run_config)
+    run_config: RunnableConfig = {**config, "configurable": configurable}
+    out = traced_turn(
+        lambda cfg: PLAYER_GRAPH.invoke({"events": events, "request": request}, cfg),
+        run_config,
+        request,
+        events,
+    )
     turn = dict(out["turn"])
     record = {"game_id": game["game_id"], **turn.pop("prompt_record")}
     own_events: list[JSON] = turn.pop("events")
