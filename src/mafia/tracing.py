@@ -181,6 +181,7 @@ def traced_game(
         extra={"metadata": traced["metadata"]},
         tags=list(run_config.get("tags", [])),
         ls_client=trace_client(),
+        **({"project_name": project} if (project := get_tracing_context().get("project_name")) else {}),
     )
     root.post()
     trace = GameTrace(traced, root)
