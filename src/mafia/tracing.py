@@ -1,14 +1,15 @@
 """LangSmith tracing of games: readable run names, metadata and tags, slim traced data, the flush.
 
-A game's trace is one tree: the root run is named for the run id, each player turn for what it is
-(``Day 2 · vote · Player 4``), and every run carries the game's metadata (game id, seed, policy,
-model) and, within a turn, the turn's (seat, player, role, phase, round, action, the seat's model)
-with ``phase:`` and ``role:`` tags. What a run holds is what explains it: the game's logs (the
-whole event log and every prompt record) are the input of every phase node and of every player
-turn, so they are replaced by their length in traced data, and a turn's prompt is traced once, in
-the model run that received it. The slimming is the LangSmith client's ``hide_inputs`` and
-``hide_outputs`` hooks on the client of the game's tracer, so it changes what is uploaded, never
-what the game computes.
+A traced game is one tree whose root run is named for the run id and carries the game's metadata
+(game id, run id, seed, policy, model). In the default "turns" detail the game posts its own runs
+under it: each day and night, and in it each player turn, named for what it is (``Day 2 · vote ·
+Player 4``), holding the prompt, the answers and the result, with the turn's metadata (seat,
+player, role, phase, round, action, the seat's model) and ``phase:``/``role:`` tags. LangChain's
+own tracing is off inside the game: LangGraph would trace every node and router with the game
+state as input, about ten runs per turn. In "graph" detail LangGraph's runs are traced instead,
+the player subgraph's run gets the turn's name, metadata and tags, and the client's
+``hide_inputs``/``hide_outputs`` hooks leave the event log, the prompt records and the prompt text
+out of every run but the model's, changing what is uploaded, never what the game computes.
 """
 
 from __future__ import annotations
