@@ -17,6 +17,7 @@ import typer
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from rich.console import Console
 
+from mafia import tracing
 from mafia.arena.cli import arena_app
 from mafia.checkpoints import (
     CHECKPOINT_FILE,
@@ -202,6 +203,7 @@ def play_through(
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+        tracing.close()  # traces still queued are sent, within a bounded wait
 
 
 def resume_command(

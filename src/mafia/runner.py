@@ -32,6 +32,7 @@ from mafia.nodes.setup import config_from_input, game_id_for
 from mafia.prompt_pack import unpack_all
 from mafia.runtime import GameContext, ModelLike
 from mafia.state import JSON, InputState, SetupInput
+from mafia.tracing import traced_game
 
 RECURSION_LIMIT = 20_000
 # Simultaneous turns (up to 16 voters) must not queue behind a small default thread pool.
@@ -323,7 +324,8 @@ def run_game(
             on_start(run_id)
         log = RunLog(out / run_id if out is not None else None, on_event, on_prompt)
         start: InputState = {"setup": cast(SetupInput, setup)}
-        return _stream(graph_for(checkpointer), start, _run_config(run_config, run_id), context, log, human)
+        with traced_game(_run_config(run_config, run_id), run_id, setup, context) as trace:
+            return trace.finish(_stream(graph_for(checkpointer), start, trace.config, context, log, human))
     finally:
         if lock is not None:
             lock.release()
@@ -396,7 +398,11 @@ def resume_game(
         lock = RunLock(folder)
         lock.acquire()
     try:
-        return _stream(graph, None, cfg, context, RunLog(folder, on_event, on_prompt), human)
+        setup = graph.get_state(cfg).values.get("setup", {})
+        with traced_game(cfg, thread_id, setup, context, resumed=True) as trace:
+            return trace.finish(
+                _stream(graph, None, trace.config, context, RunLog(folder, on_event, on_prompt), human)
+            )
     finally:
         if lock is not None:
             lock.release()

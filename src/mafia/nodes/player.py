@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from typing import Any, Literal, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config, get_stream_writer
 from langgraph.errors import GraphInterrupt
 from langgraph.func import task
@@ -52,6 +51,7 @@ from mafia.prompt_pack import pack, unpack
 from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
+from mafia.tracing import traced_turn
 
 # A run without a checkpointer has nothing to make durable: the turn's "exit" durability is moot
 # there, and LangGraph would warn about it on every turn.
@@ -394,21 +394,13 @@ def play(graph: Any, game_id: str, events: list[JSON], request: TurnRequest) -> 
     straight to the log (whatever applies the turn needs only its small choice), and the turn's
     prompt record, which goes to the ``prompts`` channel in the same write as those events.
     """
-    config = get_config()
-    run_config: RunnableConfig = {
-        **config,
-        "run_name": f"{request['player']} {request['action']}",
-        "metadata": {
-            **config.get("metadata", {}),
-            "game_id": game_id,
-            "player": request["player"],
-            "seat": request["order"],
-            "action": request["action"],
-            "round": request["round"],
-        },
-    }
     source: PlayerTurnInput = {"game_id": game_id, "events": events, "request": request}
-    out = graph.invoke(source, run_config, durability="exit")
+    out = traced_turn(
+        lambda cfg: graph.invoke(source, cfg, durability="exit"),
+        get_config(),
+        request,
+        parsed_log(game_id, events),
+    )
     turn = dict(out["turn"])
     record = {"game_id": game_id, **turn.pop("prompt_record")}
     own_events: list[JSON] = turn.pop("events")
