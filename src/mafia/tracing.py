@@ -317,7 +317,8 @@ def _output_field(key: str, value: Any) -> Any:
     if isinstance(value, RenderedPrompt):
         return {"tokens": value.total_tokens, "trimmed": list(value.trimmed), "text": "(in the model run)"}
     if key == "prompt" and isinstance(value, Mapping) and "user" in value:  # a prompt kept as JSON
-        return {"tokens": value.get("total_tokens"), "trimmed": value.get("trimmed"), "text": "(in the model run)"}
+        tokens, trimmed = value.get("total_tokens"), value.get("trimmed")
+        return {"tokens": tokens, "trimmed": trimmed, "text": "(in the model run)"}
     if key == "messages" and isinstance(value, list) and value and isinstance(value[0], BaseMessage):
         return f"({len(value)} messages: in the model run)"
     if key == "prompts" and isinstance(value, list):
