@@ -41,8 +41,10 @@ def test_a_played_game_leaves_nothing_cached_behind() -> None:
         names = [f"{n}{game}x" for n in NAMES]
         state = run_game({"seed": game, "names": names}, model=HouseModel(seed=game))
         assert state["winner"] is not None
-        assert cached_views() == views_before
-        assert len(common._parsed) == logs_before
+        # Nothing is added; entries of earlier runs of the same game id (other tests in this
+        # process) may go with it, as the game is forgotten by its id.
+        assert cached_views() <= views_before
+        assert len(common._parsed) <= logs_before
         assert len(tokens._line_counts) <= tokens._CACHE_LIMIT
 
 
