@@ -5,9 +5,7 @@ and resume read an optional TOML game file (``--config``); options given on the 
 from __future__ import annotations
 
 import shlex
-import signal
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,7 +26,7 @@ from mafia.checkpoints import (
     open_checkpointer,
 )
 from mafia.checks import check_checkpoint_file, check_out_dir, check_seats, parse_roles
-from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError, interrupt
+from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError, ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
 from mafia.display import GameView
 from mafia.game_file import GameFile, GameFileError, load_game_file
@@ -175,13 +173,9 @@ def play_through(
     command with its cause and, when the game is checkpointed, how to go on (``hint``: known once
     the run has its id). Ctrl-C gives up the model calls in flight, so the step ends at once and
     the logs are closed as after a failure."""
-    interruptible = (
-        threading.current_thread() is threading.main_thread()
-        and signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not if told to ignore it
-    )
-    previous = signal.signal(signal.SIGINT, interrupt) if interruptible else None
     try:
-        return run()
+        with ctrl_c_stops_calls():
+            return run()
     except (RunBusy, RunExists, LogConflict) as exc:
         raise SettingError(str(exc)) from None
     except KeyboardInterrupt as exc:
@@ -201,8 +195,6 @@ def play_through(
             console.print(f"It is checkpointed. Go on with: {resume_hint}", soft_wrap=True)
         raise typer.Exit(code=1) from None
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
         tracing.close()  # traces still queued are sent, within a bounded wait
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import typer
@@ -78,6 +80,22 @@ def hard_exit(code: int) -> None:
         with contextlib.suppress(OSError, ValueError):  # a closed or broken pipe: nothing to save
             stream.flush()
     os._exit(code)
+
+
+@contextlib.contextmanager
+def ctrl_c_stops_calls() -> Iterator[None]:
+    """Within the block, Ctrl-C gives up the model calls in flight (``interrupt``); only on the
+    main thread, and not where Ctrl-C was set to be ignored (a child told so keeps ignoring it)."""
+    interruptible = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    previous = signal.signal(signal.SIGINT, interrupt) if interruptible else None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def interrupt(signum: int, frame: object) -> None:

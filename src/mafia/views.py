@@ -33,7 +33,6 @@ def public_view(events: Sequence[EventBase]) -> list[EventBase]:
 
 
 _View = tuple[list[EventBase], dict[str, Role]]  # the view so far, and the roles read so far
-_Key = tuple[str, int, str]  # the game id, the identity of the run's first event, the viewer
 
 # Bound on the views kept: every seat of a few hundred games at once. A game's views are dropped
 # when it ends (``forget_game``); the bound only matters for runs no runner ends (a server's).
@@ -69,6 +68,7 @@ def player_view(
         return _redacted(events, viewer, roles)
     if not events:
         return []
+    # Keyed by the game id, the identity of the run's first event and the viewer.
     view, _ = _views.get((_game_id(events[0]), id(events[0]), viewer), events, _extender(viewer))
     return list(view)
 

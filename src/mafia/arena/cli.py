@@ -5,15 +5,12 @@ report DIR``) are dispatched before the run's options are read."""
 from __future__ import annotations
 
 import re
-import signal
-import threading
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
-from mafia.arena.logs import ArenaError as ReportError
 from mafia.arena.report import write_report
 from mafia.arena.run import run_arena
 from mafia.arena.spec import (
@@ -24,7 +21,7 @@ from mafia.arena.spec import (
     label_for,
 )
 from mafia.checks import check_out_dir, parse_roles
-from mafia.cli_frame import SettingError, interrupt
+from mafia.cli_frame import SettingError, ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
 from mafia.game_file import GameFileError, load_game_file
 from mafia.state import JSON
@@ -165,7 +162,7 @@ def report(
     """Write the arena's report (report.md with its PNG plots) and print the judge's verdict."""
     try:
         page = write_report(arena_dir, out)
-    except ReportError as exc:
+    except ArenaError as exc:
         raise SettingError(str(exc)) from None
     print(f"Report: {page}")
 
@@ -173,19 +170,12 @@ def report(
 def _run_interruptibly(console: Console, arguments: dict[str, Any]) -> JSON:
     """Run the arena; Ctrl-C gives up the model calls in flight, every game stops at a checkpoint,
     and the command ends with code 130 saying how to go on."""
-    interruptible = (
-        threading.current_thread() is threading.main_thread()
-        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    )
-    previous = signal.signal(signal.SIGINT, interrupt) if interruptible else None
     try:
-        return run_arena(**arguments)
+        with ctrl_c_stops_calls():
+            return run_arena(**arguments)
     except KeyboardInterrupt:
         console.print("stopped. Run the same command again to resume the arena.", style="bold red")
         raise typer.Exit(code=130) from None
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
 
 
 def _print_summary(summary: JSON) -> None:

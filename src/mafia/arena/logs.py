@@ -12,17 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from mafia.actions import ActionKind
+from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE
+from mafia.arena.spec import ArenaError as ArenaError  # raised by the readers here too
 from mafia.events import EventBase, parse_event
 
 JSON = dict[str, Any]
-ARENA_FILE = "arena.json"
-GAMES = "games"
-RESULT_FILE = "result.json"
 _SEED = re.compile(r"^seed-(?P<seed>-?\d+)$")
-
-
-class ArenaError(ValueError):
-    """An arena folder that cannot be read, with the file (and line) at fault."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +126,7 @@ def read_prompts(path: Path) -> list[JSON]:
 
 def game_folders(arena_dir: Path) -> Iterator[GameRef]:
     """Every game folder of the arena, in a stable order (policy, model, seed)."""
-    root = arena_dir / GAMES
+    root = arena_dir / GAMES_DIR
     for policy in sorted(p for p in root.iterdir() if p.is_dir()):
         for model in sorted(m for m in policy.iterdir() if m.is_dir()):
             seeds = sorted(
@@ -162,8 +157,8 @@ def load_arena(arena_dir: str | Path) -> Arena:
     arena_dir = Path(arena_dir)
     if not arena_dir.is_dir():
         raise ArenaError(f"{arena_dir}: no such folder")
-    if not (arena_dir / GAMES).is_dir():
-        raise ArenaError(f"{arena_dir}: not an arena folder (it has no {GAMES}/ folder)")
+    if not (arena_dir / GAMES_DIR).is_dir():
+        raise ArenaError(f"{arena_dir}: not an arena folder (it has no {GAMES_DIR}/ folder)")
     request = read_json(arena_dir / ARENA_FILE) if (arena_dir / ARENA_FILE).exists() else {}
     games = list(game_folders(arena_dir))
     finished = [g for g in games if (g.folder / RESULT_FILE).exists()]

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from mafia.arena import plots
-from mafia.arena.logs import ArenaError
 from mafia.arena.metrics import summarize
+from mafia.arena.spec import ArenaError
 
 JSON = dict[str, Any]
 REPORT_DIR = "report"

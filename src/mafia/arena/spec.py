@@ -33,7 +33,8 @@ LABEL_HELP = "1-64 letters, digits, '.', '_' or '-', starting with a letter or d
 
 
 class ArenaError(ValueError):
-    """An arena that cannot be run as asked; the one-line message names the field and what is allowed."""
+    """An arena that cannot be run as asked, or a folder that cannot be read as an arena; the
+    one-line message names the field and what is allowed, or the file (and line) at fault."""
 
 
 def model_record(model: ModelLike) -> str | JSON:

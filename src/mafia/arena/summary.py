@@ -9,10 +9,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from mafia.arena.outcomes import SIDES
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE
 from mafia.state import JSON
-
-SIDES = ("town", "mafia", "draw")
 
 
 def read_results(arena_dir: Path) -> tuple[JSON, list[JSON]]:
