@@ -40,11 +40,13 @@ def _base(state: GameState) -> JSON | None:
     return last_record(state["game_id"], state["prompts"])
 
 
-def _written(state: GameState, played: list[Turn], update: dict[str, Any]) -> dict[str, Any]:
+def _written(
+    state: GameState, played: list[Turn], update: dict[str, Any], base: JSON | None
+) -> dict[str, Any]:
     """The node's update: the players' own events (seat order) before what applying them logged,
-    the turns' prompt records (packed), and the readable fields."""
+    the turns' prompt records (packed against ``base``), and the readable fields."""
     events = [e for _, own, _ in played for e in own]
-    prompts = pack_all([r for _, _, r in played], _base(state))
+    prompts = pack_all([r for _, _, r in played], base)
     return readable(state, {**update, "events": [*events, *update.get("events", [])], "prompts": prompts})
 
 
@@ -54,7 +56,7 @@ def sequential(ask: Callable[[GameState], TurnRequest], apply: ApplyTurn) -> Nod
 
     def sequential_turn(state: GameState) -> dict[str, Any]:
         played = play(graph, state["game_id"], state["events"], ask(state))
-        return _written(state, [played], apply(state, played[0]))
+        return _written(state, [played], apply(state, played[0]), _base(state))
 
     sequential_turn.__doc__ = f"One player's turn, applied by ``{apply.__name__}``."
     return sequential_turn
@@ -65,8 +67,9 @@ def simultaneous(ask: Callable[[GameState], list[TurnRequest]], apply: ApplyTurn
     graph = PLAYER_GRAPH
 
     def simultaneous_turns(state: GameState) -> dict[str, Any]:
-        played = play_all(graph, state["game_id"], state["events"], ask(state), _base(state))
-        return _written(state, played, apply(state, [turn for turn, _, _ in played]))
+        base = _base(state)
+        played = play_all(graph, state["game_id"], state["events"], ask(state), base)
+        return _written(state, played, apply(state, [turn for turn, _, _ in played]), base)
 
     simultaneous_turns.__doc__ = f"Every asked player's turn at once, applied by ``{apply.__name__}``."
     return simultaneous_turns
@@ -151,7 +154,8 @@ def night_start(state: GameState) -> dict[str, Any]:
     (a lone Mafia's direct choice), the Doctor's protection and the Detective's check. The Doctor's
     and Detective's turns wait in ``night_turns`` until the night resolves."""
     graph = PLAYER_GRAPH
-    night = GameState(**{**state, **open_night(state)})  # type: ignore[typeddict-item]
+    opened = open_night(state)
+    night = GameState(**{**state, **opened})  # type: ignore[typeddict-item]
     t = table(night)
     mafia = t.with_role(Role.MAFIA)
     kind = ActionKind.NIGHT_KILL if len(mafia) == 1 else ActionKind.MAFIA_ROUND1
@@ -163,9 +167,10 @@ def night_start(state: GameState) -> dict[str, Any]:
         request(night, d, ActionKind.INVESTIGATE, investigation_targets(t.living, d))
         for d in t.with_role(Role.DETECTIVE)
     ]
-    played = play_all(graph, state["game_id"], state["events"], asked, _base(state))
+    base = _base(state)
+    played = play_all(graph, state["game_id"], state["events"], asked, base)
     (kill, own, _), others = played[0], played[1:]
-    update = {**open_night(state), **record_round1(night, kill)}
+    update = {**opened, **record_round1(night, kill)}
     events = [*own, *update["events"], *(e for _, theirs, _ in others for e in theirs)]
-    update |= {"events": events, "prompts": pack_all([r for _, _, r in played], _base(state))}
+    update |= {"events": events, "prompts": pack_all([r for _, _, r in played], base)}
     return readable(state, {**update, "night_turns": [turn for turn, _, _ in others]})
