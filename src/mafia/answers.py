@@ -73,6 +73,14 @@ def reask_exchange(rejection: Rejection) -> tuple[str, str]:
     return clean_text(rejection.raw) or "(no answer)", reask_text(rejection)
 
 
+def normalize_choice(value: Any, options: Sequence[str]) -> str | None:
+    """Match an answer's choice to a legal option, forgiving case and stray spaces."""
+    if not isinstance(value, str):
+        return None
+    wanted = value.strip().casefold()
+    return next((o for o in options if o.casefold() == wanted), None)
+
+
 # ---- exceptions ------------------------------------------------------------------------------
 
 

@@ -22,7 +22,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from mafia.actions import Answer
-from mafia.answers import AnswerKind, Rejection, rejection_of
+from mafia.answers import AnswerKind, Rejection, normalize_choice, rejection_of
 from mafia.models.settings import ModelSettings
 from mafia.prompts.anchors import SECTION_HEADER
 from mafia.rules import Role
@@ -163,10 +163,10 @@ def option_named(value: Any, options: Sequence[str]) -> Any:
     (1-based); anything else as given, for the engine's checks to reject."""
     if isinstance(value, bool) or not isinstance(value, str | int):
         return value
-    text = str(value).strip()
-    named = next((o for o in options if o.casefold() == text.casefold()), None)
+    named = normalize_choice(value, options)
     if named is not None:
         return named
+    text = str(value).strip()
     if text.isdigit() and 1 <= int(text) <= len(options):
         return options[int(text) - 1]
     return value

@@ -37,6 +37,7 @@ from mafia.answers import (
     constrained_schema,
     empty_text,
     encodable,
+    normalize_choice,
     reask_exchange,
     rejection_of,
 )
@@ -96,14 +97,6 @@ def fallback_choice(action: ActionKind, player: str, options: Sequence[str]) -> 
     if CHOICE_FIELD[action] is None:
         return None
     return SKIP
-
-
-def normalize_choice(value: Any, options: Sequence[str]) -> str | None:
-    """Match a model's answer to a legal option, forgiving case and stray spaces."""
-    if not isinstance(value, str):
-        return None
-    wanted = value.strip().casefold()
-    return next((o for o in options if o.casefold() == wanted), None)
 
 
 def check_answer(
