@@ -24,7 +24,6 @@ from mafia.arena.metrics import summarize
 from mafia.arena.progress import ArenaProgress
 from mafia.arena.server import ServerGames, check_server, check_server_models
 from mafia.arena.spec import (
-    CHECKPOINT_FILE,
     GAMES_DIR,
     LABEL,
     LABEL_HELP,
@@ -39,6 +38,7 @@ from mafia.arena.spec import (
     write_json,
 )
 from mafia.arena.summary import basic_summary
+from mafia.checkpoints import CHECKPOINT_FILE
 from mafia.checks import check_checkpoint_file, check_seats
 from mafia.cli_frame import SettingError
 from mafia.context.policy import DEFAULT_POLICY, ContextPolicy, UnknownPolicy, policy_by_name
@@ -148,6 +148,8 @@ def run_arena(
         raise ArenaError(f"--id {arena_id!r}: use {LABEL_HELP}")
     arena_dir = Path(out) / f"arena-{arena_id}"
     try:
+        # One checkpoint file beside the games' folders, named as `mafia play` names its own, so
+        # games/ is a folder `mafia runs --out` reads.
         check_checkpoint_file(arena_dir / GAMES_DIR / CHECKPOINT_FILE)
     except SettingError as exc:
         raise ArenaError(str(exc)) from None

@@ -26,8 +26,6 @@ ARENA_FILE = "arena.json"
 SUMMARY_FILE = "summary.json"
 RESULT_FILE = "result.json"
 GAMES_DIR = "games"
-# In games/, beside the per-game folders: so games/ is a folder `mafia runs --out` reads.
-CHECKPOINT_FILE = "checkpoints.sqlite"
 LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 LABEL_HELP = "1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
 
