@@ -36,7 +36,6 @@ from mafia.events import (
     MafiaVote,
     NightResolution,
     NightZeroStrategy,
-    RelationshipNote,
     RoleAssigned,
     RoleReveal,
     Speech,
@@ -155,7 +154,7 @@ class LogBuilder:
         strategy: str | None = None,
         reasoning: str | None = None,
         suspicions: Mapping[str, int] | None = None,
-        relationships: Iterable[tuple[Sequence[str], str, str]] = (),
+        relationships: Iterable[str] = (),
         pattern_notes: Sequence[str] = (),
     ) -> Self:
         """Append ``player``'s private Thought for a decision (defaults are deterministic)."""
@@ -178,10 +177,7 @@ class LogBuilder:
                     SuspicionNote(player=p, level=lvl, reasoning=f"Level {lvl} from round play.")
                     for p, lvl in levels.items()
                 ],
-                relationships=[
-                    RelationshipNote(players=list(ps), kind=kind, note=note)
-                    for ps, kind, note in relationships
-                ],
+                relationships=list(relationships),
                 pattern_notes=list(pattern_notes),
             )
         )

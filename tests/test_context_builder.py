@@ -111,7 +111,12 @@ class TestContextBuilder:
         assert anchors.format_round("Day", 2) in state
         assert anchors.format_living(["Player 1", "Player 2", "Player 3", "Player 4", "Player 5"]) in state
         assert anchors.format_dead([("Player 6", "voted day 1"), ("Player 7", "night 1")]) in state
-        assert anchors.format_nominees(["Player 1", "Player 2", "Player 5"]) in state
+        # A ballot's task lists the nominees; the state names them only while speeches go on.
+        assert anchors.NOMINEES_LINE.search(state) is None
+        assert anchors.format_targets(["Player 1", "Player 2", "Player 5", SKIP]) in section(prompt, "task")
+        speech_state = section(render((ActionKind.SPEAK, Role.MAFIA)), "state")
+        assert anchors.NOMINEES_LINE.search(speech_state) is not None
+        assert "Speaking order today: " in speech_state
 
     @pytest.mark.parametrize(
         ("key", "expected"),

@@ -71,7 +71,7 @@ def every_event() -> list[ev.EventBase]:
             strategy="s",
             reasoning="r",
             suspicions=[ev.SuspicionNote(player="Bob", level=8, reasoning="pushed Cy")],
-            relationships=[ev.RelationshipNote(players=["Bob", "Ed"], kind="alliance", note="n")],
+            relationships=["Bob & Ed (alliance): n"],
             pattern_notes=["Bob votes last"],
         ),
         ev.Fallback(
@@ -155,3 +155,19 @@ def test_events_are_immutable() -> None:
     event = ev.Speech(round=1, speaker="Ann", text="hi")
     with pytest.raises(ValidationError):
         event.text = "changed"  # type: ignore[misc]
+
+
+def test_a_relationship_logged_as_an_object_loads_as_its_line() -> None:
+    """Logs written when a relationship was an object still load: the object reads as one line."""
+    thought = ev.Thought.model_validate(
+        {
+            "round": 1,
+            "player": "Ann",
+            "action": "vote",
+            "observations": "o",
+            "strategy": "s",
+            "reasoning": "r",
+            "relationships": [{"players": ["Bob", "Ed"], "kind": "alliance", "note": "vote together"}],
+        }
+    )
+    assert thought.relationships == ["Bob & Ed (alliance): vote together"]

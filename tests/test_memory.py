@@ -70,12 +70,12 @@ def test_beliefs_come_from_the_latest_thought_and_cover_only_living_players() ->
         "Player 2",
         ActionKind.VOTE,
         suspicions={"Player 1": 3, "Player 7": 8, "Player 5": 6},
-        relationships=[(("Player 1", "Player 5"), "alliance", "They vote together.")],
+        relationships=["Player 1 & Player 5 (alliance): They vote together."],
         pattern_notes=["Player 5 never nominates."],
     )
     beliefs = memory_of(log, "Player 2").beliefs
     assert [(s.player, s.level) for s in beliefs.suspicions] == [("Player 1", 3), ("Player 5", 6)]
-    assert [r.players for r in beliefs.relationships] == [["Player 1", "Player 5"]]
+    assert beliefs.relationships == ["Player 1 & Player 5 (alliance): They vote together."]
     assert beliefs.pattern_notes == ["Player 5 never nominates."]
 
 
@@ -95,8 +95,7 @@ def test_last_two_reasonings_verbatim_and_older_plans_condensed() -> None:
         (5, "Reasoning 5."),
     ]
     assert memory.strategy_summary == (
-        'Day 1 speak: "Plan 1: press Player 2." | (3 intermediate plans condensed away) | '
-        'Day 5 speak: "Plan 5: press Player 2."'
+        'Day 1 speak: "Plan 1: press Player 2." | (3 plans between) | Day 5 speak: "Plan 5: press Player 2."'
     )
 
 
@@ -115,7 +114,7 @@ def test_strategy_summary_keeps_the_first_and_latest_plans() -> None:
     ]
     summary = strategy_summary(thoughts, plans=4)
     assert summary == (
-        'Day 1 vote: "Plan 1." | (4 intermediate plans condensed away) | Day 6 vote: "Plan 6." | '
+        'Day 1 vote: "Plan 1." | (4 plans between) | Day 6 vote: "Plan 6." | '
         'Day 7 vote: "Plan 7." | Day 8 vote: "Plan 8."'
     )
     repeated = [t.model_copy(update={"strategy": "Same plan."}) for t in thoughts]

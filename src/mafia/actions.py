@@ -58,15 +58,6 @@ class Suspicion(BaseModel):
     reasoning: str = Field(description="One sentence.")
 
 
-class Relationship(BaseModel):
-    """An alliance or conflict you perceive."""
-
-    model_config = _NESTED
-    players: list[str]
-    kind: str = Field(description="alliance or conflict")
-    note: str
-
-
 class ActionBase(BaseModel):
     """The reasoning fields every answer starts with, filled in this order before acting."""
 
@@ -75,15 +66,27 @@ class ActionBase(BaseModel):
     suspicions: list[Suspicion] = Field(
         description="Every other living player. As Mafia: danger to your team."
     )
-    relationships: list[Relationship] = Field(description="Alliances and conflicts you see (may be empty).")
-    pattern_notes: list[str] = Field(description="Habits, claims, contradictions to remember (may be empty).")
+    relationships: list[str] = Field(description="Alliances and conflicts you see, one each.")
+    pattern_notes: list[str] = Field(description="Habits, claims, contradictions to remember.")
     strategy: str = Field(description="Your plan; its first sentence states it.")
     reasoning: str = Field(description="Why your text and choice follow.")
 
 
+def _nullable_as_type_list(prop: dict[str, Any]) -> None:
+    """``anyOf: [{type: T}, {type: null}]`` written as ``type: [T, "null"]``: the same schema in
+    fewer tokens (OpenAI's strict mode documents both)."""
+    options = prop.get("anyOf")
+    if isinstance(options, list) and all(set(o) == {"type"} for o in options):
+        prop["type"] = [o["type"] for o in options]
+        del prop["anyOf"]
+
+
 def _undescribed(schema: dict[str, Any]) -> None:
+    """The answer's schema as sent: no title or docstring, nullable fields as type lists."""
     _untitled(schema)
     schema.pop("description", None)
+    for prop in schema.get("properties", {}).values():
+        _nullable_as_type_list(prop)
 
 
 # One schema for every action keeps the response format identical across a player's calls, so a
@@ -95,11 +98,9 @@ class Answer(ActionBase):
     and plans to partners only)."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra=_undescribed)
-    text: str | None = Field(description="Your words, in your persona's voice; null if the task asks none.")
-    choice: str | None = Field(description="One exact name from Valid targets; null for none.")
-    claim: str | None = Field(
-        description="The role your words publicly claim, if any: Detective, Doctor, Town or Mafia; else null."
-    )
+    text: str | None = Field(description="In your persona's voice.")
+    choice: str | None = Field(description="An exact name from Valid targets.")
+    claim: str | None = Field(description="Detective, Doctor, Town or Mafia.")
 
 
 ACTION_SCHEMAS: dict[ActionKind, type[ActionBase]] = {kind: Answer for kind in ActionKind}

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
 from mafia.answers import AnswerKind
 from mafia.rules import DecidedBy, Role, VoteKind, Winner
@@ -75,13 +75,12 @@ class SuspicionNote(BaseModel):
     reasoning: str
 
 
-class RelationshipNote(BaseModel):
-    """A perceived alliance or conflict between two players."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    players: list[str]
-    kind: str
-    note: str
+def relationship_text(entry: object) -> object:
+    """A relationship as the one line answers give it; logs written when a relationship was an
+    object (players, kind, note) read as that line, so older games still load and resume."""
+    if isinstance(entry, Mapping) and {"players", "kind", "note"} <= set(entry):
+        return f"{' & '.join(map(str, entry['players']))} ({entry['kind']}): {entry['note']}"
+    return entry
 
 
 # ---- setup ---------------------------------------------------------------------------------
@@ -276,8 +275,13 @@ class Thought(PlayerNote):
     strategy: str
     reasoning: str
     suspicions: list[SuspicionNote] = Field(default_factory=list)
-    relationships: list[RelationshipNote] = Field(default_factory=list)
+    relationships: list[str] = Field(default_factory=list)
     pattern_notes: list[str] = Field(default_factory=list)
+
+    @field_validator("relationships", mode="before")
+    @classmethod
+    def _relationship_lines(cls, value: object) -> object:
+        return [relationship_text(r) for r in value] if isinstance(value, list) else value
 
 
 class Fallback(PlayerNote):

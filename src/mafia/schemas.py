@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
-from mafia.actions import ActionBase, ActionKind, Relationship, Suspicion
+from mafia.actions import ActionBase, ActionKind, Suspicion
 
 
 class _Shape(BaseModel):
@@ -132,7 +132,7 @@ class MemoryBeliefs(_Shape):
     """Model-written beliefs, as returned with the player's latest action."""
 
     suspicions: list[Suspicion] = Field(default_factory=list)
-    relationships: list[Relationship] = Field(default_factory=list)
+    relationships: list[str] = Field(default_factory=list)
     pattern_notes: list[str] = Field(default_factory=list)
 
 

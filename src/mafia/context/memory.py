@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from mafia.actions import ActionKind, Relationship, Suspicion
+from mafia.actions import ActionKind, Suspicion
 from mafia.context.record import GameRecord, read_view
 from mafia.context.safety import quote_text
 from mafia.events import EventBase, Thought
@@ -39,6 +39,8 @@ RECENT_REASONINGS = 2
 SUMMARY_PLANS = 2
 TOP_REASONS = 2
 _PLAN_WORDS = 12
+_TEAM_PLAN_WORDS = 20
+FULL_PLANS_ROUND = 1
 EMPTY = "Nothing yet: this is your first turn."
 NIGHT_ACTIONS = frozenset(
     {
@@ -100,9 +102,17 @@ def facts(record: GameRecord) -> MemoryFacts:
         InvestigationRecord(round=i.round, target=i.target, result=i.result, reasoning=i.reasoning)
         for i in record.my_investigations
     ]
-    # During night zero the plans are tonight's business, shown in Mafia info; from Day 1 on they
-    # are memory.
-    strategies = [StrategyNote(speaker=s.speaker, strategy=s.strategy) for s in record.strategies]
+    # During night zero the plans are tonight's business, shown in Mafia info; in round 1 they are
+    # memory in full, and from Day 2 on their first sentences (the team has acted on them by then).
+    strategies = [
+        StrategyNote(
+            speaker=s.speaker,
+            strategy=s.strategy
+            if record.current_round <= FULL_PLANS_ROUND
+            else _first_sentence(s.strategy, _TEAM_PLAN_WORDS),
+        )
+        for s in record.strategies
+    ]
     if record.current_round < 1:
         strategies = []
     return MemoryFacts(
@@ -127,18 +137,17 @@ def beliefs(record: GameRecord, latest: Thought | None) -> MemoryBeliefs:
             Suspicion(player=s.player, level=s.level, reasoning=s.reasoning)
             for s in sorted(latest_of.values(), key=lambda s: seat[s.player])
         ],
-        relationships=[
-            Relationship(players=list(r.players), kind=r.kind, note=r.note) for r in latest.relationships
-        ],
+        relationships=list(latest.relationships),
         pattern_notes=list(latest.pattern_notes),
     )
 
 
 @lru_cache(maxsize=4096)
-def _first_sentence(text: str) -> str:
+def _first_sentence(text: str, words_kept: int = _PLAN_WORDS) -> str:
+    """The first sentence of ``text``, cut to ``words_kept`` words (an ellipsis marks a cut)."""
     sentence = _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
     words = sentence.split(" ")
-    return sentence if len(words) <= _PLAN_WORDS else " ".join(words[:_PLAN_WORDS]) + " ..."
+    return sentence if len(words) <= words_kept else " ".join(words[:words_kept]) + " ..."
 
 
 def _when(thought: Thought | PastReasoning) -> str:
@@ -167,7 +176,7 @@ def strategy_summary(thoughts: Sequence[Thought], plans: int = SUMMARY_PLANS) ->
         kept = [entries[0], *tail]
     parts = [f'{when}: "{plan}"' for when, plan in kept]
     if len(kept) < len(entries):
-        parts.insert(1, f"({len(entries) - len(kept)} intermediate plans condensed away)")
+        parts.insert(1, f"({len(entries) - len(kept)} plans between)")
     return " | ".join(parts)
 
 
@@ -194,11 +203,9 @@ def memory_text(memory: PlayerMemory) -> str:
         if reasons:
             lines.append("Why, for the highest: " + "; ".join(reasons))
     if beliefs.relationships:
-        notes = [
-            f'{quote_text(" & ".join(r.players))} ({quote_text(r.kind)}): "{quote_text(r.note)}"'
-            for r in beliefs.relationships
-        ]
-        lines.append("Relationships you see: " + "; ".join(notes))
+        lines.append(
+            "Relationships you see: " + "; ".join(f'"{quote_text(r)}"' for r in beliefs.relationships)
+        )
     if beliefs.pattern_notes:
         lines.append("Your pattern notes: " + "; ".join(f'"{quote_text(n)}"' for n in beliefs.pattern_notes))
     if memory.strategy_summary:

@@ -79,14 +79,19 @@ def rules(s: Situation) -> str:
     return rules_text(tuple(s.record.seats), composition(started), cap)
 
 
+# The steps while speeches go on: the only ones whose state lists the speaking order and nominees.
+SPEECH_STEPS = frozenset({ActionKind.SPEAK, ActionKind.DEFENSE})
+
+
 # ---- dynamic sections ----------------------------------------------------------------------
 
 
 def state(s: Situation) -> str:
-    """Fresh ground truth: the round, exact living and dead lists, today's nominees. The
-    same for every player at the same step (the task says where the player speaks)."""
+    """Fresh ground truth: the round, exact living and dead lists, and while speeches go on the
+    speaking order and today's nominees (a ballot's task lists them). The same for every player at
+    the same step (the task says where the player speaks)."""
     day_lines: list[str] = []
-    if not s.is_night and s.speaking_order:
+    if s.action in SPEECH_STEPS and s.speaking_order:
         day_lines.append("Speaking order today: " + ", ".join(s.speaking_order))
         day_lines.append(anchors.format_nominees(s.nominees))
     return render(

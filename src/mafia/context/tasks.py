@@ -18,17 +18,17 @@ from mafia.prompts.templates import render
 _NO_TEXT = "; text null."
 _CLAIM = "claim (the role you claim, or null)"
 _ANSWER = {
-    ActionKind.SPEAK: f"Answer with text (your speech), choice (your nomination, or null) and {_CLAIM}.",
-    ActionKind.VOTE: "Answer with choice (your ballot)" + _NO_TEXT,
-    ActionKind.REVOTE: "Answer with choice (your ballot)" + _NO_TEXT,
-    ActionKind.DEFENSE: f"Answer with text (your defense) and {_CLAIM}; choice null.",
-    ActionKind.LAST_WORDS: f"Answer with text (your last words) and {_CLAIM}; choice null.",
-    ActionKind.NIGHT_ZERO: "Answer with text (your plan); choice null.",
-    ActionKind.MAFIA_ROUND1: "Answer with choice (your proposal) and text (your message to partners).",
-    ActionKind.MAFIA_ROUND2: "Answer with choice (your final choice)" + _NO_TEXT,
-    ActionKind.NIGHT_KILL: "Answer with choice (the kill)" + _NO_TEXT,
-    ActionKind.PROTECT: "Answer with choice (whom you protect)" + _NO_TEXT,
-    ActionKind.INVESTIGATE: "Answer with choice (whom you investigate)" + _NO_TEXT,
+    ActionKind.SPEAK: f"Answer: text (your speech), choice (a nominee, or null), {_CLAIM}.",
+    ActionKind.VOTE: "Answer: choice (your ballot)" + _NO_TEXT,
+    ActionKind.REVOTE: "Answer: choice (your ballot)" + _NO_TEXT,
+    ActionKind.DEFENSE: f"Answer: text (your defense), {_CLAIM}; choice null.",
+    ActionKind.LAST_WORDS: f"Answer: text (your last words), {_CLAIM}; choice null.",
+    ActionKind.NIGHT_ZERO: "Answer: text (your plan); choice null.",
+    ActionKind.MAFIA_ROUND1: "Answer: choice (your proposal), text (your message to partners).",
+    ActionKind.MAFIA_ROUND2: "Answer: choice (your final choice)" + _NO_TEXT,
+    ActionKind.NIGHT_KILL: "Answer: choice (the kill)" + _NO_TEXT,
+    ActionKind.PROTECT: "Answer: choice (whom you protect)" + _NO_TEXT,
+    ActionKind.INVESTIGATE: "Answer: choice (whom you investigate)" + _NO_TEXT,
 }
 """The task's last line: which of the answer's text and choice it asks for (the schema's field
 descriptions say how to fill every field)."""

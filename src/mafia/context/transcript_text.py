@@ -8,7 +8,6 @@ call and the transcript extends a cached prompt prefix instead of rewriting it.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from mafia.context.compression import PENDING, line_claims
@@ -16,8 +15,7 @@ from mafia.context.extraction import extract
 from mafia.context.safety import quote_text
 from mafia.context.transcript import RoundEntry
 from mafia.prompts import anchors
-from mafia.rules import SKIP
-from mafia.schemas import BallotLine, CompressedRoundSummary, DayRoundTranscript, SpeechLine
+from mafia.schemas import CompressedRoundSummary, DayRoundTranscript, SpeechLine
 
 NO_ROUNDS = "No day has been played yet."
 COMPRESSED_LABEL = "Earlier days, one line each (facts only):"
@@ -37,16 +35,9 @@ def last_words_line(line: SpeechLine) -> str:
     return anchors.format_last_words(line.speaker, quote_text(line.text), line.claim)
 
 
-def _counts(ballots: Sequence[BallotLine], seats: Sequence[str]) -> str:
-    order = {name: i for i, name in enumerate(seats)}
-    counter = Counter(b.target for b in ballots)
-    ranked = sorted(counter, key=lambda t: (-counter[t], t == SKIP, order.get(t, len(order)), t))
-    return ", ".join(f"{t} {counter[t]}" for t in ranked)
-
-
-def _result(label: str, outcome: str, ballots: Sequence[BallotLine], seats: Sequence[str]) -> str:
-    counts = f" ({_counts(ballots, seats)})" if ballots else ""
-    return f"{label}: {outcome}{counts}"
+def _result(label: str, outcome: str) -> str:
+    """A vote's outcome (its ballots are on the line above, so no counts)."""
+    return f"{label}: {outcome}"
 
 
 def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str]) -> str:
@@ -81,7 +72,7 @@ def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 
         return lines
     if tr.votes:
         lines.append(anchors.format_ballots("Votes", [(b.voter, b.target) for b in tr.votes]))
-    lines.append(_result("Vote result", tr.vote_outcome, tr.votes, seats))
+    lines.append(_result("Vote result", tr.vote_outcome))
     if tr.revote_outcome is not None:
         lines.append("Defense speeches:")
         lines.extend(defense_line(s) for s in tr.defense_speeches)
@@ -89,7 +80,7 @@ def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 
             pairs = [(b.voter, b.target) for b in tr.revote]
             lines.append(anchors.format_ballots("Revote votes", pairs))
         if tr.revote_outcome != PENDING:
-            lines.append(_result("Revote result", tr.revote_outcome, tr.revote, seats))
+            lines.append(_result("Revote result", tr.revote_outcome))
     if tr.last_words is not None:
         lines.append(last_words_line(tr.last_words))
     return lines

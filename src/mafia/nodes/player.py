@@ -44,7 +44,7 @@ from mafia.answers import (
 from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context
 from mafia.context.extraction import claimed_role
-from mafia.events import Fallback, RelationshipNote, SuspicionNote, TextTruncated, Thought, dump_event
+from mafia.events import Fallback, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.human import ask_person, is_human
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
@@ -302,7 +302,7 @@ def finish_turn(
             strategy=str(answer.get("strategy", "")),
             reasoning=str(answer.get("reasoning", "")),
             suspicions=[SuspicionNote(**s) for s in answer.get("suspicions", [])],
-            relationships=[RelationshipNote(**r) for r in answer.get("relationships", [])],
+            relationships=list(answer.get("relationships", [])),
             pattern_notes=list(answer.get("pattern_notes", [])),
         )
         reasoning = thought.reasoning

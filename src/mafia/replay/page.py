@@ -314,7 +314,7 @@ def _night(event: ev.NightResolution) -> str:
 def _thought(event: ev.Thought, roles: Mapping[str, Role]) -> str:
     items = [("Observations", event.observations), ("Strategy", event.strategy)]
     items += [(f"Suspects {s.player} ({s.level})", s.reasoning) for s in event.suspicions]
-    items += [(f"{' & '.join(r.players)}: {r.kind}", r.note) for r in event.relationships]
+    items += [("Relationship", r) for r in event.relationships]
     items += [("Note", note) for note in event.pattern_notes]
     details = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items if v)
     return (

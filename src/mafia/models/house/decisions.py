@@ -98,9 +98,9 @@ def _fill_beliefs(ctx: Ctx, decision: Decision) -> None:
     for p, who in list(b.nominators_today.items())[:2]:
         notes.append(f"{p} was nominated by {', '.join(who)}.")
     decision.pattern_notes = notes[:3]
-    rels: list[tuple[list[str], str, str]] = []
+    rels: list[str] = []
     for p, who in b.nominators_today.items():
         for w in who:
             if len(rels) < 3 and w != p:
-                rels.append(([w, p], "conflict", f"{w} nominated {p}."))
+                rels.append(f"{w} & {p} (conflict): {w} nominated {p}.")
     decision.relationships = rels

@@ -421,10 +421,7 @@ def _hints(decision: Decision) -> dict[str, Any]:
     hints["suspicions"] = [
         {"player": p, "level": level, "reasoning": why} for p, level, why in decision.suspicions
     ]
-    relationships = decision.relationships
-    hints["relationships"] = [
-        {"players": names, "kind": kind, "note": note} for names, kind, note in relationships
-    ]
+    hints["relationships"] = list(decision.relationships)
     hints["pattern_notes"] = list(decision.pattern_notes)
     return hints
 

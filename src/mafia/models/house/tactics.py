@@ -45,7 +45,7 @@ class Decision:
     action: str
     fields: dict[str, Any] = field(default_factory=dict)
     suspicions: list[tuple[str, int, str]] = field(default_factory=list)
-    relationships: list[tuple[list[str], str, str]] = field(default_factory=list)
+    relationships: list[str] = field(default_factory=list)
     pattern_notes: list[str] = field(default_factory=list)
 
     def reply(self) -> str:
