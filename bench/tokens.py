@@ -13,7 +13,11 @@ round over rounds 3-10. The same long games are played again with the full trans
 Prints ``name=value`` lines, the goals last: tokens_per_game (<= 120000), billed_tokens_per_game
 (<= 60000), round1_median_tokens (<= 2000), and over both long-game sizes the worse of
 long_growth_per_round (<= 40), window_vs_full (<= 0.5) and billed_window_vs_full (<= 0.7).
-``--seeds N`` and ``--long-seeds N`` run a smaller sample.
+Game lengths vary with the random choices, so the per-call figures are printed too, and where the
+uncached tokens come from: calls no cache serves at all (their shared prefix is under 1,024
+tokens: a day's first speech, Day 1's early speakers) and the tail of the others.
+``--seeds N`` and ``--long-seeds N`` run a smaller sample; ``--policy NAME`` plays a registered
+context policy (``mafia.context.policy.POLICIES``) instead of the default window.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import benchlib  # noqa: F401  (puts tests/ on the import path, tracing off)
-from mafia.context.policy import ContextPolicy
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.runner import run_game
 from peer_model import PeerModel
 
@@ -69,6 +73,8 @@ def totals(games: Sequence[list[JSON]]) -> JSON:
     inputs = [sum(sent(c) for _, c in g) for g in every]
     cached = [sum(int(c["cached_tokens"]) for _, c in g) for g in every]
     round1 = [sent(c) for g in every for n, c in g if n == 1]
+    unserved = [sent(c) for g in every for _, c in g if not c["cached_tokens"]]
+    tails = [sent(c) - int(c["cached_tokens"]) for g in every for _, c in g if c["cached_tokens"]]
     return {
         "games": len(games),
         "calls_per_game": statistics.mean(len(g) for g in every),
@@ -80,6 +86,9 @@ def totals(games: Sequence[list[JSON]]) -> JSON:
         "uncached_tokens_per_game": statistics.mean(i - c for i, c in zip(inputs, cached, strict=True)),
         "cached_share": sum(cached) / sum(inputs),
         "round1_median_tokens": statistics.median(round1) if round1 else 0.0,
+        "unserved_calls_per_game": len(unserved) / len(games),
+        "unserved_tokens_per_game": sum(unserved) / len(games),
+        "uncached_tail_per_served_call": statistics.mean(tails) if tails else 0.0,
     }
 
 
@@ -123,13 +132,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seeds", type=int, default=PEER_SEEDS, help="peer games (default 40)")
     parser.add_argument("--long-seeds", type=int, default=LONG_SEEDS, help="long games per size (default 3)")
+    parser.add_argument(
+        "--policy",
+        default=DEFAULT_POLICY,
+        choices=list(POLICIES),
+        help=f"context policy (default {DEFAULT_POLICY})",
+    )
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.long_seeds < 1:
         parser.error("--seeds and --long-seeds must be 1 or more")
 
-    peer = [play(seed, 8) for seed in range(args.seeds)]
+    policy = POLICIES[args.policy]
+    peer = [play(seed, 8, policy=policy) for seed in range(args.seeds)]
     seeds = range(args.long_seeds)
-    long = {n: [play(seed, n, passive=True) for seed in seeds] for n in LONG_SIZES}
+    long = {n: [play(seed, n, passive=True, policy=policy) for seed in seeds] for n in LONG_SIZES}
     full_policy = ContextPolicy(full_transcript=True)
     full = {n: [play(seed, n, passive=True, policy=full_policy) for seed in seeds] for n in LONG_SIZES}
 
@@ -149,9 +165,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"breakdown_total={sent(first)}")
 
     figures = totals(peer)
+    calls_per_game = figures["calls_per_game"]
+    print(f"policy={policy.name}")
     print(f"games={figures['games']}")
     print(f"long_games_per_size={args.long_seeds}")
-    print(f"calls_per_game={figures['calls_per_game']:.1f}")
+    print(f"calls_per_game={calls_per_game:.1f}")
+    print(f"tokens_per_call={figures['tokens_per_game'] / calls_per_game:.0f}")
+    print(f"billed_tokens_per_call={figures['billed_tokens_per_game'] / calls_per_game:.0f}")
+    print(f"uncached_tokens_per_call={figures['uncached_tokens_per_game'] / calls_per_game:.0f}")
+    print(f"unserved_calls_per_game={figures['unserved_calls_per_game']:.1f}")
+    print(f"unserved_tokens_per_game={figures['unserved_tokens_per_game']:.0f}")
+    print(f"uncached_tail_per_served_call={figures['uncached_tail_per_served_call']:.0f}")
     print(f"output_tokens_per_game={figures['output_tokens_per_game']:.0f}")
     print(f"cached_share={figures['cached_share']:.3f}")
     growths, sent_ratios, billed_ratios = [], [], []

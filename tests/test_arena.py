@@ -30,8 +30,10 @@ from mafia.runner import run_game
 def test_policies_are_registered_by_name() -> None:
     assert POLICIES["full-history"].full_transcript
     assert POLICIES["seed-window"] == ContextPolicy(name="seed-window")
+    assert POLICIES["one-round-window"].verbatim_rounds == 1
     assert policy_by_name("full-history") is POLICIES["full-history"]
-    with pytest.raises(UnknownPolicy, match="no context policy 'nope'; use one of full-history, seed-window"):
+    names = "full-history, seed-window, one-round-window"
+    with pytest.raises(UnknownPolicy, match=f"no context policy 'nope'; use one of {names}"):
         policy_by_name("nope")
 
 

@@ -65,6 +65,8 @@ POLICIES: dict[str, ContextPolicy] = {
         ContextPolicy(full_transcript=True, name="full-history"),
         # The specification's window: the last two rounds verbatim, older rounds compressed.
         ContextPolicy(name="seed-window"),
+        # Only the current round verbatim: fewer tokens sent, but fewer served by a prefix cache.
+        ContextPolicy(verbatim_rounds=1, name="one-round-window"),
     )
 }
 DEFAULT_POLICY = "seed-window"
