@@ -4,8 +4,9 @@ tests/data/extraction_labels.jsonl holds one speech a line: speaker, text, the p
 and the roles its speaker claims (labelled by hand, including negations such as "I am not the
 Doctor", hedged accusations, reported speech and implicit claims such as "I investigated X").
 claims_tune.jsonl and claims_heldout.jsonl, in the same format, were written in other styles (long
-and hedged, curly quotes, past tense, fragments, seat numbers) without sight of the extractor's
-word lists; the extractor was tuned on the first only, and the second is scored, never tuned on.
+and hedged, curly quotes, past tense, fragments, seat numbers, Markdown, structured "Claim: Doctor"
+lines, confessions) without sight of the extractor's word lists, in batches by separate writers;
+the extractor was tuned on the first only, and the second is scored, never tuned on.
 """
 
 from __future__ import annotations
@@ -139,6 +140,19 @@ def test_claimed_role_reads_a_structured_claim(value: object, role: Role | None)
         ("Player 2 was the Doctor.", []),
         ("Player 2 keeps saying \u201cI\u2019m the doc, trust me\u201d.", []),
         ('I said "I am the Doctor" yesterday.', [Role.DOCTOR]),
+        ("Player 2 said, 'I'm the Doctor, I saved Player 3.' I believe him.", []),
+        ("**Claim: Doctor.** Vote: Player 2.", [Role.DOCTOR]),
+        ("Alignment: Mafia. I concede.", [Role.MAFIA]),
+        ("I lied. I'm not the Detective \u2014 I'm just town.", [Role.TOWN]),
+        ("Player 2 is not the Doctor. I am.", [Role.DOCTOR]),
+        ("Player 2 asked if I'm the cop. No comment.", []),
+        ("Everyone keeps saying I'm the cop. I never said that.", []),
+        ("I'm a doctor in real life, but in this game I'm just a townie.", [Role.TOWN]),
+        ("You got me. Mafia.", [Role.MAFIA]),
+        ("I'm the mafia, ok??", [Role.MAFIA]),
+        ("My saves: N1 self, N2 Player 2.", [Role.DOCTOR]),
+        ("Night 1 I looked at Player 2: innocent.", [Role.DETECTIVE]),
+        ("I looked at Player 2's votes again.", []),
     ],
 )
 def test_claims(text: str, claims: list[Role]) -> None:

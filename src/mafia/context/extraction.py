@@ -29,7 +29,7 @@ _ROLE_WORDS: tuple[tuple[Role, str], ...] = (
     (Role.DETECTIVE, r"detective|cop|investigator|sheriff|seer"),
     (Role.DOCTOR, r"doctor|doc|medic|healer|nurse|protector"),
     (Role.TOWN, r"town(?:ie|sperson|sfolk|s ?person)?|villager|citizen|civilian|vanilla|vt"),
-    (Role.MAFIA, r"mafia|mafioso|godfather"),
+    (Role.MAFIA, r"mafia|mafioso|godfather|scum"),
 )
 _ROLE_ALT = "|".join(f"(?P<{role.name}>{words})" for role, words in _ROLE_WORDS)
 # The roles a bare fragment can claim ("Just town.", "Detective here"): "Mafia." alone is a read.
@@ -40,7 +40,8 @@ _FILLER = (
     r"(?:(?:just|only|simply|really|actually|honestly|truly|indeed|definitely|certainly|"
     r"obviously|clearly|absolutely|genuinely|totally|literally|100%|the|a|an|one|your|plain|"
     r"simple|humble|regular|ordinary|real|true|lowly|innocent|loyal|good|proud|confirmed|still|"
-    r"always|also|in\s+fact|vanilla|town(?=\s+(?:detective|cop|investigator|sheriff|doctor|doc|medic|healer)))"
+    r"always|also|in\s+fact|vanilla|normal|basic|mere|loud|quiet|boring|town-(?:aligned|sided)|pro-town|"
+    r"town(?=\s+(?:detective|cop|investigator|sheriff|doctor|doc|medic|healer)))"
     r",?\s+)*"
 )
 _ROLE_END = r"(?![-\w'])"  # "town-reading", "the Doctor's pick" are not claims
@@ -56,8 +57,10 @@ _AS_ROLE = re.compile(rf"\bas\s+(?:the\s+|a\s+|an\s+|your\s+)?(?:{_ROLE_ALT}),?\
 # "my role is Town": a role named by a word that makes it a claim.
 _CLAIM_VERBS = (
     r"\b(?:speaking|coming\s+out|came\s+out|come\s+out|outing\s+myself|reveal(?:ing)?\s+myself)\s+as\s+",
-    r"(?:\bi(?:'m|\s+am|'ll|\s+will)?\s+(?:hard\s+|now\s+)?|^\s*(?:hard\s+)?)claim(?:ing)?\s+(?:to\s+be\s+)?",
+    r"(?:\bi(?:'m|\s+am|'ll|\s+will|\s+have\s+to|\s+must|'m\s+going\s+to|\s+am\s+going\s+to)?\s+"
+    r"(?:hard\s+|now\s+)?|^\s*(?:hard\s+)?)claim(?:ing)?(?:\s+now)?(?:\s*[:\u2014\u2013-])?\s*(?:to\s+be\s+)?",
     r"\bmy\s+role\s+(?:is|was|:)\s*",
+    r"\b(?:that|which|this)\s+makes\s+me\s+",
 )
 _NAMED_ROLE = tuple(
     re.compile(rf"{verb}(?:{_FILLER})(?:{_ROLE_ALT}){_ROLE_END}", re.I) for verb in _CLAIM_VERBS
@@ -67,16 +70,17 @@ _ROLE_HERE = re.compile(rf"(?:^|[,;:]\s*)(?:{_FILLER})(?:{_TOWN_ROLE_ALT})\s+her
 # What may open a bare role: "For the record: cop.", "Lily here, plain townie." (the speaker's
 # own name reads as "I").
 _LEAD_IN = (
-    r"(?:(?:for\s+the\s+record|fwiw|full\s+disclosure|to\s+be\s+clear|ok(?:ay)?|so|well|i\s+here)"
+    r"(?:(?:for\s+the\s+record|fwiw|full\s+disclosure|to\s+be\s+clear|ok(?:ay)?|so|well|i\s+here|last\s+words)"
     r"\s*[:,\u2014\u2013-]+\s*)?"
 )
 # A sentence that is only a role: "Just town.", "Plain villager!", "Town, for the record."
-_BARE_ROLE = re.compile(
-    rf"^\s*{_LEAD_IN}(?:{_FILLER})(?:{_TOWN_ROLE_ALT})(?:\s+(?:player|member|role))?"
-    r"(?:,?\s+(?:again|still|too|though|honestly|really|by\s+the\s+way|for\s+the\s+record))*"
-    r"\s*[.!]*\s*$",
-    re.I,
+_BARE_TAIL = (
+    r"(?:\s+(?:player|member|role))?"
+    r"(?:,?\s+(?:again|still|too|though|honestly|really|by\s+the\s+way|for\s+the\s+record|tbh|ngl|imo|lol))*"
+    r"\s*[.!]*\s*$"
 )
+_BARE_ROLE = re.compile(rf"^\s*{_LEAD_IN}(?:{_FILLER})(?:{_TOWN_ROLE_ALT}){_BARE_TAIL}", re.I)
+_BARE_MAFIA = re.compile(rf"^\s*{_LEAD_IN}(?:{_FILLER})(?P<MAFIA>mafia|scum){_BARE_TAIL}", re.I)
 # "Investigator claim.", "medic claim: protected 1 n1" (a claim announced by name).
 _ROLE_CLAIM = re.compile(
     rf"^\s*{_LEAD_IN}(?:hard\s+|full\s+)?(?:{_ROLE_ALT})\s+claim\b\s*(?:[.:,!\u2014\u2013-]|$)", re.I
@@ -89,9 +93,32 @@ _CLAIM_VALUE = re.compile(
 # "..., just a regular town member" after a first-person denial.
 _JUST_A = re.compile(rf"(?:^|[,;]\s*)(?:just|only|simply)\s+(?:a|an)\s+(?:\w+\s+)?(?:{_ROLE_ALT})\b", re.I)
 # "I am the Mafia's worst nightmare: the Detective."
-_NIGHTMARE = re.compile(rf"\bworst\s+nightmare\s*[:,-]\s*(?:the\s+)?(?:{_ROLE_ALT})\b", re.I)
+_NIGHTMARE = re.compile(rf"\bworst\s+nightmare\s*[:,-]\s*(?:{_FILLER})(?:{_ROLE_ALT})\b", re.I)
+# "Claim: Doctor.", "Role: Villager", "Alignment: Mafia" (a claim written as a labelled field).
+_LABELLED = re.compile(
+    rf"^\s*(?:(?:role\s+)?claim|role|alignment|faction)\s*[:=\u2014\u2013-]\s*(?:{_FILLER})(?:{_ROLE_ALT}){_ROLE_END}",
+    re.I,
+)
+# "The cop is me.", "Detective? That's me."
+_ROLE_IS_ME = re.compile(rf"\b(?:the\s+)?(?:{_ROLE_ALT})\s+(?:is|was)\s+me\b", re.I)
+# "Player 1 is not the Doctor. I am." (a counter-claim across two sentences).
+_NOT_HIM_ME = re.compile(
+    rf"\b(?:is\s+not|isn't|is\s+no)\s+(?:the\s+|a\s+)?(?:{_ROLE_ALT}){_ROLE_END}[.!,;\s\u2014\u2013-]+(?:i\s+am|i'm|me)\s*[.!]",
+    re.I,
+)
+# A role in a life outside the game: "I'm a doctor in real life".
+_OFF_GAME = re.compile(
+    r"\W*(?:\w+\s+){0,2}?(?:in\s+real\s+life|irl|by\s+(?:profession|trade)|for\s+a\s+living)\b", re.I
+)
+# A speech owning up to being Mafia: then a bare "Mafia." is a confession, not a read.
+_CONFESSION = re.compile(
+    r"\b(?:you\s+got\s+me|i\s+confess|i\s+concede|guilty\s+as\s+charged|gg|busted|caught\s+me|"
+    r"last\s+words|it's\s+true)\b",
+    re.I,
+)
 _NAME = "§"  # names are masked as §k§ before the action patterns run
 _CURLY_APOSTROPHE = "\u2019"  # read as "'" (after the names are masked)
+_EMPHASIS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")  # Markdown emphasis: "**Claim: Doctor.**"
 # First person ("I investigated X", "I had checked X"), or a fragment opening with the verb
 # ("Checked X: Mafia.").
 _TARGET = r"(?:§\d+§|myself|#?\d{1,2}\b)"  # a name, or a seat number ("saved 4 N1")
@@ -99,12 +126,17 @@ _ACTOR = r"(?:\bi(?:'ve|'d|\s+have|\s+had)?\s+(?:been\s+|was\s+|also\s+)?|^\s*(?
 _INVESTIGATED = re.compile(
     rf"{_ACTOR}(?:investigated|investigating|checked|checking|inspected|looked\s+into)\s+{_TARGET}"
     rf"|\bmy\s+(?:\w+\s+)?(?:investigation|check|result)s?\s+(?:was\s+)?(?:on|of|into|for)\s+{_TARGET}"
-    r"|\bmy\s+next\s+check\b",
+    r"|\bmy\s+next\s+check\b"
+    r"|\bmy\s+(?:\w+\s+)?(?:investigations|checks|results)\s*[:\u2014\u2013-]"
+    rf"|^\W*(?:\w+\s*,\s*)?(?:results?|checks?|investigations?)(?:\s+(?:update|so\s+far))?\s*[:\u2014\u2013-]\s*{_TARGET}"
+    rf"|{_ACTOR}looked\s+at\s+{_TARGET}\s*[:,\u2014\u2013-]?\s*(?:is\s+|was\s+|came\s+back\s+)?"
+    r"(?:innocent|guilty|mafia|town|clean|not\s+mafia)\b",
     re.I,
 )
 _PROTECTED = re.compile(
     rf"{_ACTOR}(?:protected|protecting|saved|healed|guarded|guarding)\s+{_TARGET}"
     rf"|\bmy\s+(?:\w+\s+)?(?:protection|save|heal|guard)s?\s+(?:was\s+|went\s+)?(?:on|of|for|to)\s+{_TARGET}"
+    r"|\bmy\s+(?:\w+\s+)?(?:protections|saves|heals)\s*[:\u2014\u2013-]"
     r"|\bthe\s+one\s+who\s+(?:saved|protected|healed)\b",
     re.I,
 )
@@ -160,7 +192,8 @@ _SECOND_PERSON = _words("you your you're yourself")
 _ADDRESS = re.compile(r"^\s*(?P<name>§\d+§)\s*,")
 _REPORTING = _words(
     "said says claimed claims claiming accused accuses told thinks thought suspects believes "
-    "argued mentioned called think believe assume assumes suggested implied"
+    "argued mentioned called think believe assume assumes suggested implied saying asked asks asking "
+    "wondered wonders wondering if whether"
 )
 # Direct pushes at one named player: "vote Player 2", "my vote goes to X", "eliminate X".
 _PUSH = re.compile(
@@ -250,7 +283,7 @@ def _denied(sentence: str, start: int) -> bool:
     """Whether a claim at ``start`` is under a denial in its own phrase ("I never said I...") or
     reports what someone else says of the speaker ("they think I was the Doctor")."""
     clause = _CLAUSE_CUT.split(sentence[:start])[-1]
-    phrase = _TOKEN.findall(re.split(r"[,;]", clause)[-1])
+    phrase = _TOKEN.findall(re.split(r"[,;\u2014\u2013]|\s-\s", clause)[-1])
     if any(_is_negator(t) for t in phrase[-4:]):
         return True
     return any(
@@ -259,9 +292,14 @@ def _denied(sentence: str, start: int) -> bool:
     )
 
 
-# Words in quotes (two words or more) that someone else said: 'Player 4 keeps saying "I'm the doc"'.
+# Words in quotes (two words or more) that someone else said: 'Player 4 keeps saying "I'm the doc"',
+# "Player 2 said, 'I'm the Doctor.'" (a single quote opens after a space and closes before one; an
+# apostrophe inside a word, as in "I'm", does neither).
 _QUOTED = re.compile(
-    r"(?<!\bi said )(?<!\bi say )[\"\u201c](?=[^\"\u201d]*\s)[^\"\u201d]{1,300}[\"\u201d]", re.I
+    r"(?<!\bi said )(?<!\bi say )"
+    r"(?:[\"\u201c](?=[^\"\u201d]*\s)[^\"\u201d]{1,300}[\"\u201d]"
+    r"|(?<![\w'])[\u2018'](?=\w)(?=[^\n]*?\s)(?:[^'\n]|'(?=\w)){1,300}?'(?!\w))",
+    re.I,
 )
 
 
@@ -272,15 +310,34 @@ def _as_speaker(masked: str, names: list[str], speaker: str) -> str:
     return _QUOTED.sub(" ", own)
 
 
+# A tag that leaves a statement one ("I'm the mafia, ok??"), dropped before questions are skipped.
+_TAG = re.compile(r",?\s*\b(?:ok|okay|alright|right|happy|satisfied)\s*\?+\s*$", re.I)
+_CLAIM_PATTERNS = (
+    _I_AM,
+    _AS_ROLE,
+    *_NAMED_ROLE,
+    _JUST_A,
+    _NIGHTMARE,
+    _ROLE_HERE,
+    _BARE_ROLE,
+    _ROLE_CLAIM,
+    _LABELLED,
+    _ROLE_IS_ME,
+)
+
+
 def _claims(masked: str) -> list[Role]:
     roles: list[Role] = []
+    patterns = (*_CLAIM_PATTERNS, _BARE_MAFIA) if _CONFESSION.search(masked) else _CLAIM_PATTERNS
     for sentence in _SENTENCE_CUT.split(masked):
+        sentence = _TAG.sub(".", sentence) if sentence else sentence
         # Hypotheticals and questions ("Am I the Doctor?", "...too, apparently?") claim nothing.
         if not sentence or _HYPOTHETICAL.match(sentence) or sentence.rstrip().endswith("?"):
             continue
-        patterns = (_I_AM, _AS_ROLE, *_NAMED_ROLE, _JUST_A, _NIGHTMARE, _ROLE_HERE, _BARE_ROLE, _ROLE_CLAIM)
         for pattern in patterns:
             for match in pattern.finditer(sentence):
+                if _OFF_GAME.match(sentence, match.end()):
+                    continue
                 # "..., just a town member" follows denials of other roles by design.
                 if pattern is _JUST_A or not _denied(sentence, match.start()):
                     roles.extend(role for role in Role if match.groupdict().get(role.name))
@@ -288,6 +345,8 @@ def _claims(masked: str) -> list[Role]:
             found = pattern.search(sentence)
             if found and not _denied(sentence, found.start()):
                 roles.append(role)
+    for match in _NOT_HIM_ME.finditer(masked):
+        roles.extend(role for role in Role if match.groupdict().get(role.name))
     return list(dict.fromkeys(roles))
 
 
@@ -415,7 +474,7 @@ def _extract(text: str, speaker: str, players: tuple[str, ...]) -> Extraction:
     masked, names = _mask(text, players)
     # Typographic apostrophes read as ASCII ones ("I’m", "don’t"); names are masked first, so
     # they are matched as written.
-    masked = masked.replace(_CURLY_APOSTROPHE, "'")
+    masked = _EMPHASIS.sub("", masked.replace(_CURLY_APOSTROPHE, "'"))
     return Extraction(
         accused=tuple(_accusations(masked, names, speaker)),
         claims=tuple(_claims(_as_speaker(masked, names, speaker))),
