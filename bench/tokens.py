@@ -17,12 +17,14 @@ Game lengths vary with the random choices, so the per-call figures are printed t
 uncached tokens come from: calls no cache serves at all (their shared prefix is under 1,024
 tokens: a day's first speech, Day 1's early speakers) and the tail of the others.
 ``--seeds N`` and ``--long-seeds N`` run a smaller sample; ``--policy NAME`` plays a registered
-context policy (``mafia.context.policy.POLICIES``) instead of the default window.
+context policy (``mafia.context.policy.POLICIES``) instead of the default window, and
+``--verbatim-rounds``, ``--reasonings`` and ``--plans`` change its window and memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -138,11 +140,26 @@ def main(argv: Sequence[str] | None = None) -> None:
         choices=list(POLICIES),
         help=f"context policy (default {DEFAULT_POLICY})",
     )
+    # The policy's memory and window knobs, to measure leaner variants than the registered ones.
+    parser.add_argument("--verbatim-rounds", type=int, help="rounds in full (policy's own by default)")
+    parser.add_argument("--reasonings", type=int, help="own last reasonings kept verbatim")
+    parser.add_argument("--plans", type=int, help="plans kept in the strategy summary")
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.long_seeds < 1:
         parser.error("--seeds and --long-seeds must be 1 or more")
 
     policy = POLICIES[args.policy]
+    knobs = {
+        "verbatim_rounds": args.verbatim_rounds,
+        "recent_reasonings": args.reasonings,
+        "summary_plans": args.plans,
+    }
+    changed = {name: value for name, value in knobs.items() if value is not None}
+    if changed:
+        try:
+            policy = dataclasses.replace(policy, name="", **changed)
+        except ValueError as exc:
+            parser.error(str(exc))
     peer = [play(seed, 8, policy=policy) for seed in range(args.seeds)]
     seeds = range(args.long_seeds)
     long = {n: [play(seed, n, passive=True, policy=policy) for seed in seeds] for n in LONG_SIZES}
