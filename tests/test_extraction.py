@@ -141,6 +141,7 @@ def test_claimed_role_reads_a_structured_claim(value: object, role: Role | None)
         ("Player 2 keeps saying \u201cI\u2019m the doc, trust me\u201d.", []),
         ('I said "I am the Doctor" yesterday.', [Role.DOCTOR]),
         ("Player 2 said, 'I'm the Doctor, I saved Player 3.' I believe him.", []),
+        ("I'm the 'Doctor' you all doubted.", [Role.DOCTOR]),
         ("**Claim: Doctor.** Vote: Player 2.", [Role.DOCTOR]),
         ("Alignment: Mafia. I concede.", [Role.MAFIA]),
         ("I lied. I'm not the Detective \u2014 I'm just town.", [Role.TOWN]),

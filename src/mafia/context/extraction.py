@@ -298,16 +298,20 @@ def _denied(sentence: str, start: int) -> bool:
 _QUOTED = re.compile(
     r"(?<!\bi said )(?<!\bi say )"
     r"(?:[\"\u201c](?=[^\"\u201d]*\s)[^\"\u201d]{1,300}[\"\u201d]"
-    r"|(?<![\w'])[\u2018'](?=\w)(?=[^\n]*?\s)(?:[^'\n]|'(?=\w)){1,300}?'(?!\w))",
+    r"|(?<![\w'])[\u2018'](?=\w)(?=(?:[^'\s]|'(?=\w))*\s)(?:[^'\n]|'(?=\w)){1,300}?'(?!\w))",
     re.I,
 )
+
+
+# One word in quotes is a scare quote, not someone's words: "I'm the 'Doctor' you doubted".
+_ONE_WORD_QUOTED = re.compile(r"(?<![\w'])[\"\u201c\u2018']([\w-]+)[\"\u201d'](?!\w)")
 
 
 def _as_speaker(masked: str, names: list[str], speaker: str) -> str:
     """``masked`` as its speaker's own claims are read: their name as "I" ("Player 4 is a humble
     villager"), and words they quote from others left out."""
     own = re.sub(r"§(\d+)§", lambda m: "I" if names[int(m.group(1))] == speaker else m.group(0), masked)
-    return _QUOTED.sub(" ", own)
+    return _ONE_WORD_QUOTED.sub(r"\1", _QUOTED.sub(" ", own))
 
 
 # A tag that leaves a statement one ("I'm the mafia, ok??"), dropped before questions are skipped.
