@@ -350,8 +350,21 @@ def test_the_bench_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> No
         "window_vs_full_16",
         "billed_window_vs_full_16",
         "breakdown_total",
+        "tokens_per_call",
+        "billed_tokens_per_call",
+        "uncached_tail_per_served_call",
     ):
         assert float(lines[name]) > 0, name
+    assert lines["policy"] == "seed-window"
     for name in ("long_growth_per_round", "window_vs_full", "billed_window_vs_full"):
         worse = max(float(lines[f"{name}_8"]), float(lines[f"{name}_16"]))
         assert float(lines[name]) == worse, name
+
+
+@pytest.mark.slow
+def test_the_bench_plays_a_leaner_variant_of_a_policy(capsys: pytest.CaptureFixture[str]) -> None:
+    bench.main(["--seeds", "1", "--long-seeds", "1", "--verbatim-rounds", "1", "--reasonings", "0"])
+    lines = dict(line.split("=", 1) for line in capsys.readouterr().out.splitlines())
+    assert lines["policy"] == "window1-reasonings0"
+    with pytest.raises(SystemExit):
+        bench.main(["--verbatim-rounds", "0"])
