@@ -87,6 +87,7 @@ def play(server: FaultServer, seed: int) -> tuple[list[EventBase], list[dict[str
         stops = 1
     while not state.get("winner"):
         assert stops <= 10, "the game never got past its provider faults"
+        records.clear()  # a resumed game passes the whole game's records again, its first part first
         try:
             state = resume_game("game", checkpointer=saver, model=model, on_prompt=records.append)
         except openai.APIError:

@@ -18,7 +18,7 @@ from mafia.prompts.templates import render
 _NO_TEXT = "; text null."
 _CLAIM = "claim (the role you claim, or null)"
 _ANSWER = {
-    ActionKind.SPEAK: f"Answer: text (your speech), choice (a nominee, or null), {_CLAIM}.",
+    ActionKind.SPEAK: f"Answer: text (your speech), choice (whom you nominate, or null), {_CLAIM}.",
     ActionKind.VOTE: "Answer: choice (your ballot)" + _NO_TEXT,
     ActionKind.REVOTE: "Answer: choice (your ballot)" + _NO_TEXT,
     ActionKind.DEFENSE: f"Answer: text (your defense), {_CLAIM}; choice null.",
