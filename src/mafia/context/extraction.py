@@ -330,11 +330,16 @@ _CLAIM_PATTERNS = (
 )
 
 
+def _roles(match: re.Match[str]) -> list[Role]:
+    """The roles a claim pattern's named groups caught."""
+    return [role for role in Role if match.groupdict().get(role.name)]
+
+
 def _claims(masked: str) -> list[Role]:
     roles: list[Role] = []
     patterns = (*_CLAIM_PATTERNS, _BARE_MAFIA) if _CONFESSION.search(masked) else _CLAIM_PATTERNS
     for sentence in _SENTENCE_CUT.split(masked):
-        sentence = _TAG.sub(".", sentence) if sentence else sentence
+        sentence = _TAG.sub(".", sentence)
         # Hypotheticals and questions ("Am I the Doctor?", "...too, apparently?") claim nothing.
         if not sentence or _HYPOTHETICAL.match(sentence) or sentence.rstrip().endswith("?"):
             continue
@@ -344,13 +349,13 @@ def _claims(masked: str) -> list[Role]:
                     continue
                 # "..., just a town member" follows denials of other roles by design.
                 if pattern is _JUST_A or not _denied(sentence, match.start()):
-                    roles.extend(role for role in Role if match.groupdict().get(role.name))
+                    roles.extend(_roles(match))
         for pattern, role in ((_INVESTIGATED, Role.DETECTIVE), (_PROTECTED, Role.DOCTOR)):
             found = pattern.search(sentence)
             if found and not _denied(sentence, found.start()):
                 roles.append(role)
     for match in _NOT_HIM_ME.finditer(masked):
-        roles.extend(role for role in Role if match.groupdict().get(role.name))
+        roles.extend(_roles(match))
     return list(dict.fromkeys(roles))
 
 
@@ -495,7 +500,7 @@ def claimed_role(value: object) -> Role | None:
     match = _CLAIM_VALUE.match(value.replace(_CURLY_APOSTROPHE, "'"))
     if match is None:
         return None
-    return next(role for role in Role if match.group(role.name))
+    return _roles(match)[0]
 
 
 def extract(text: str, speaker: str, players: Sequence[str]) -> Extraction:

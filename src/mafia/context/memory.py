@@ -104,22 +104,21 @@ def facts(record: GameRecord) -> MemoryFacts:
     ]
     # During night zero the plans are tonight's business, shown in Mafia info; in round 1 they are
     # memory in full, and from Day 2 on their first sentences (the team has acted on them by then).
-    strategies = [
-        StrategyNote(
-            speaker=s.speaker,
-            strategy=s.strategy
-            if record.current_round <= FULL_PLANS_ROUND
-            else _first_sentence(s.strategy, _TEAM_PLAN_WORDS),
-        )
-        for s in record.strategies
-    ]
-    if record.current_round < 1:
-        strategies = []
+    strategies: list[StrategyNote] = []
+    if role is Role.MAFIA and record.current_round >= 1:
+        full = record.current_round <= FULL_PLANS_ROUND
+        strategies = [
+            StrategyNote(
+                speaker=s.speaker,
+                strategy=s.strategy if full else _first_sentence(s.strategy, _TEAM_PLAN_WORDS),
+            )
+            for s in record.strategies
+        ]
     return MemoryFacts(
         kill_history=kills,
         protection_history=protections,
         investigation_results=investigations,
-        night_zero_strategies=strategies if role is Role.MAFIA else [],
+        night_zero_strategies=strategies,
         last_kill=kills[-1] if kills else None,
         last_protection=protections[-1] if protections else None,
         last_investigation=investigations[-1] if investigations else None,

@@ -35,11 +35,6 @@ def last_words_line(line: SpeechLine) -> str:
     return anchors.format_last_words(line.speaker, quote_text(line.text), line.claim)
 
 
-def _result(label: str, outcome: str) -> str:
-    """A vote's outcome (its ballots are on the line above, so no counts)."""
-    return f"{label}: {outcome}"
-
-
 def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str]) -> str:
     """Speeches dropped under the token budget, kept as facts: nominations, accusations, claims."""
     parts = []
@@ -72,7 +67,7 @@ def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 
         return lines
     if tr.votes:
         lines.append(anchors.format_ballots("Votes", [(b.voter, b.target) for b in tr.votes]))
-    lines.append(_result("Vote result", tr.vote_outcome))
+    lines.append(f"Vote result: {tr.vote_outcome}")  # the ballots above give the counts
     if tr.revote_outcome is not None:
         lines.append("Defense speeches:")
         lines.extend(defense_line(s) for s in tr.defense_speeches)
@@ -80,7 +75,7 @@ def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 
             pairs = [(b.voter, b.target) for b in tr.revote]
             lines.append(anchors.format_ballots("Revote votes", pairs))
         if tr.revote_outcome != PENDING:
-            lines.append(_result("Revote result", tr.revote_outcome))
+            lines.append(f"Revote result: {tr.revote_outcome}")
     if tr.last_words is not None:
         lines.append(last_words_line(tr.last_words))
     return lines
