@@ -251,6 +251,7 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                         "prompt_tokens": prompt,
                         "completion_tokens": completion,
                         "total_tokens": prompt + completion,
+                        "prompt_tokens_details": {"cached_tokens": prompt // 2},
                     },
                 },
             )

@@ -81,7 +81,7 @@ def ask_person(
     payload = turn_payload(state, choice_field, text_field, claims)
     value = interrupt(payload)
     answer, raw, rejection = answer_of(value, payload)
-    attempt: JSON = {"raw": raw, "error": None, "kind": None, **NO_TOKENS}
+    attempt: JSON = {"raw": raw, "error": None, "kind": None, **NO_TOKENS, "provider_usage": None}
     if rejection is not None:
         attempt = {**attempt, "error": rejection.error, "kind": rejection.kind.value}
     return {"answer": answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}

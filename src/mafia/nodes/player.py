@@ -46,7 +46,7 @@ from mafia.context.builder import build_context
 from mafia.context.extraction import claimed_role
 from mafia.events import Fallback, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.human import ask_person, is_human
-from mafia.models.factory import resolve_model, structured
+from mafia.models.factory import provider_usage, reply_of, resolve_model, structured
 from mafia.nodes.common import parsed_log
 from mafia.prompt_pack import pack, unpack
 from mafia.rules import SKIP
@@ -178,9 +178,11 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     answer: JSON | None = None
     rejection: Rejection | None = None
     raw = ""
+    usage: JSON | None = None
     try:
         out = structured(model, schema).invoke(state["messages"], get_config())
-        raw = encodable(raw_text(out.get("raw")))
+        usage = out.get("usage")
+        raw = encodable(raw_text(out.get("raw")) or out.get("content", ""))
         parsed = out.get("parsed")
         if isinstance(parsed, BaseModel):
             answer = parsed.model_dump(mode="json")
@@ -195,9 +197,16 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         rejection = rejection_of(exc, CHOICE_FIELD[action])
         if rejection is None:
             raise
+        usage = provider_usage(reply_of(exc))
     if rejection is not None:
         raw = raw or rejection.raw
-    attempt: JSON = {"raw": raw, "error": None, "kind": None, **call_tokens(state["messages"], schema, raw)}
+    attempt: JSON = {
+        "raw": raw,
+        "error": None,
+        "kind": None,
+        **call_tokens(state["messages"], schema, raw),
+        "provider_usage": usage,
+    }
     if rejection is not None:
         attempt = {**attempt, "error": rejection.error, "kind": rejection.kind.value}
     return {"answer": answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}
