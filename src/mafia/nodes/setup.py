@@ -23,6 +23,7 @@ from mafia.rules import (
     parse_role_counts,
     validate_config,
 )
+from mafia.run_input import check_setup_shape
 from mafia.runtime import GameContext, game_context
 from mafia.state import GameState, SetupInput
 
@@ -31,6 +32,7 @@ SETUP_KEYS = ("players", "names", "roles", "seed", "round_cap", "game_id")
 
 def config_from_input(raw: SetupInput | Mapping[str, Any]) -> GameConfig:
     """A validated GameConfig from the user's setup mapping (ConfigError names a bad field)."""
+    check_setup_shape(raw, SETUP_KEYS)
     unknown = sorted(set(raw) - set(SETUP_KEYS))
     if unknown:
         raise ConfigError(unknown[0], f"unknown setting; allowed: {', '.join(SETUP_KEYS)}")
