@@ -36,6 +36,7 @@ def test_studio_sees_the_graph_and_plays_a_game_with_streamed_prompts(server: st
         "max_retries",
         "policy",
         "text_limits",
+        "change_run",
     }
 
     thread = client.threads.create()

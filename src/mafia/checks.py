@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,19 +26,24 @@ class SetupError(ValueError):
 def check_seats(keys: Iterable[str], config: GameConfig, field: str) -> None:
     """Every per-seat model key is a seat number or a player's name, and no seat is given twice."""
     names = config.seat_names()
-    seat_of = {**{str(k): k for k in range(1, len(names) + 1)}, **{n: k for k, n in enumerate(names, 1)}}
+    # Names in any case, as ``mafia replay --as`` takes them (names differ apart from case).
+    seat_of = {
+        **{str(k): k for k in range(1, len(names) + 1)},
+        **{n.casefold(): k for k, n in enumerate(names, 1)},
+    }
     seen: dict[int, str] = {}
-    for key in keys:
+    for given in keys:
+        key = given if given in seat_of else given.strip().casefold()
         if key not in seat_of:
             raise SettingError(
-                f"{field} {key!r}: names no seat; use a seat number 1-{len(names)} or a player's name "
+                f"{field} {given!r}: names no seat; use a seat number 1-{len(names)} or a player's name "
                 f"({', '.join(names)})"
             )
         if seat_of[key] in seen:
             raise SettingError(
-                f"{field}: seat {seat_of[key]} is given twice ({seen[seat_of[key]]!r} and {key!r})"
+                f"{field}: seat {seat_of[key]} is given twice ({seen[seat_of[key]]!r} and {given!r})"
             )
-        seen[seat_of[key]] = key
+        seen[seat_of[key]] = given
 
 
 def check_out_dir(out: Path) -> None:
@@ -51,6 +57,13 @@ def check_out_dir(out: Path) -> None:
         raise SettingError(f"--out: {existing} is a file, so {out} cannot be made; give a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise SettingError(f"--out: {existing} is not writable; give a folder you can write in")
+    try:  # a file system that refuses files whatever the permissions say (/proc, /sys)
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise SettingError(
+            f"--out: nothing can be written in {existing} ({exc.strerror}); give a folder you can write in"
+        ) from None
 
 
 def check_checkpoint_file(path: Path) -> None:
@@ -90,5 +103,12 @@ def parse_roles(text: str) -> dict[str, int]:
                 f"{part!r}: use ROLE=COUNT with ROLE one of {', '.join(ROLE_FIELDS)}",
                 param_hint="--roles",
             )
+        if name in counts:
+            raise typer.BadParameter(f"{name} is given twice; give each role once", param_hint="--roles")
         counts[name] = int(value)
+    if not counts:
+        raise typer.BadParameter(
+            f"give ROLE=COUNT pairs, e.g. mafia=2,doctor=1 (ROLE one of {', '.join(ROLE_FIELDS)})",
+            param_hint="--roles",
+        )
     return counts

@@ -10,9 +10,10 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 import typer
+from rich.console import Console
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
@@ -55,6 +56,13 @@ class OneLineErrors(TyperGroup):
         except typer.Abort:
             typer.echo("Aborted.", err=True)
             sys.exit(1)
+        except OutputLost as exc:
+            # Standard output is a full disk or a closed pipe: say so once, on stderr, and end
+            # without the interpreter's own failed flush of what is still buffered.
+            cause = exc.__cause__
+            reason = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(cause)
+            typer.echo(f"error: cannot write to the terminal: {reason}", err=True)
+            hard_exit(2)
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -70,6 +78,35 @@ class MafiaApp(typer.Typer):
             if exc.code == INTERRUPTED:
                 hard_exit(INTERRUPTED)
             raise
+
+
+class OutputLost(OSError):
+    """Standard output refused what was written to it (a full disk, a closed pipe)."""
+
+
+class Stdout:
+    """Standard output for a rich console, as it is at each write (a test may swap it), turning
+    a failed write into ``OutputLost`` so that the command line tells it from a game's fault."""
+
+    def write(self, text: str) -> int:
+        try:
+            return sys.stdout.write(text)
+        except OSError as exc:
+            raise OutputLost(exc.errno, exc.strerror) from exc
+
+    def flush(self) -> None:
+        try:
+            sys.stdout.flush()
+        except OSError as exc:
+            raise OutputLost(exc.errno, exc.strerror) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys.stdout, name)
+
+
+def terminal() -> Console:
+    """The console a command prints its output to (standard output, guarded by ``Stdout``)."""
+    return Console(file=cast(Any, Stdout()), highlight=False)
 
 
 def hard_exit(code: int) -> None:

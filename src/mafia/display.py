@@ -152,6 +152,8 @@ class GameView:
                     f"[dim magenta]  (fallback) {event.player} {event.action}: {event.error}"
                     f" → {event.applied}[/]"
                 )
+            case ev.RunChanged():
+                out(f"[yellow]  (run changed) {event.setting}: {event.before} → {event.after}[/]")
             case ev.GameOver():
                 self._game_over(event)
             case _:

@@ -24,6 +24,7 @@ class Audience(StrEnum):
     ACTOR = "actor"  # the player named by the event's ACTOR_FIELD
     MAFIA = "mafia"  # every Mafia player, living or dead
     DOCTOR = "doctor"  # every player holding the Doctor role
+    NOBODY = "nobody"  # no player: a record of the run, never part of a prompt
 
 
 class EventBase(BaseModel):
@@ -304,6 +305,17 @@ class TextTruncated(PlayerNote):
     limit: int
 
 
+class RunChanged(EventBase):
+    """A setting of the run changed when it was resumed, as the user asked explicitly (a model, a
+    seat's model or person, the policy, the retries): what it was and what it became."""
+
+    AUDIENCE = Audience.NOBODY
+    type: Literal["run_changed"] = "run_changed"
+    setting: str
+    before: str
+    after: str
+
+
 class GameOver(EventBase):
     """The game has ended: the winner, why, and every role revealed."""
 
@@ -331,6 +343,7 @@ Event = Annotated[
     | Thought
     | Fallback
     | TextTruncated
+    | RunChanged
     | GameOver,
     Field(discriminator="type"),
 ]
@@ -353,6 +366,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     Thought,
     Fallback,
     TextTruncated,
+    RunChanged,
     GameOver,
 )
 
@@ -400,7 +414,9 @@ def _in_audience(event: EventBase, audience: Audience, viewer: str, roles: Mappi
         return event.actor() == viewer
     if audience is Audience.MAFIA:
         return roles.get(viewer) is Role.MAFIA
-    return roles.get(viewer) is Role.DOCTOR
+    if audience is Audience.DOCTOR:
+        return roles.get(viewer) is Role.DOCTOR
+    return False
 
 
 def entitled(event: EventBase, viewer: str, roles: Mapping[str, Role]) -> tuple[bool, frozenset[str]]:

@@ -59,6 +59,9 @@ class GameContext:
     text_limits: TextLimits = field(default_factory=TextLimits)
     """The longest text kept of each model-written field (speech, message, plan, reasoning); a
     longer one is cut and the cut logged as a ``text_truncated`` event."""
+    change_run: list[str] = field(default_factory=list)
+    """What a resumed run may change from what it was started as: "model" (models, people, retries)
+    and "policy". Each change is logged as a ``run_changed`` event; any other is refused."""
 
     def __init__(self, **values: Any) -> None:
         init_fields(self, values, "context")
@@ -78,6 +81,10 @@ class GameContext:
         }
         if isinstance(self.text_limits, Mapping):
             self.text_limits = from_mapping("text_limits", TextLimits, self.text_limits)
+        allowed = ("model", "policy")
+        if not isinstance(self.change_run, list | tuple) or not set(self.change_run) <= set(allowed):
+            raise ValueError(f"change_run: must be a list of {', '.join(allowed)}, got {self.change_run!r}")
+        self.change_run = list(self.change_run)
         retries = self.max_retries
         if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
             raise ValueError(f"max_retries: must be an integer of 0 or more, got {retries!r}")
@@ -87,7 +94,8 @@ class GameContext:
         for key in (player, str(seat)):
             if key in self.seat_models:
                 return self.seat_models[key]
-        return self.model
+        named = player.casefold()  # a name in any case, as the command line and replays take it
+        return next((m for k, m in self.seat_models.items() if k.strip().casefold() == named), self.model)
 
 
 def _settings_of(where: str, model: Any) -> Any:

@@ -15,8 +15,10 @@ import json
 import os
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.exceptions import OutputParserException
@@ -266,6 +268,24 @@ def reply_content(body: Mapping[str, Any] | None) -> str:
     return content if isinstance(content, str) else ""
 
 
+@dataclass(frozen=True)
+class CallInFlight:
+    """A model call being waited for: whose turn, which model, since when (``time.monotonic``)."""
+
+    player: str
+    model: str
+    started: float
+
+
+_in_flight: dict[int, CallInFlight] = {}
+
+
+def calls_in_flight() -> list[CallInFlight]:
+    """The model calls being waited for now, oldest first."""
+    with _lock:
+        return sorted(_in_flight.values(), key=lambda call: call.started)
+
+
 REPLY_ATTRIBUTE = "mafia_reply"
 
 
@@ -323,6 +343,12 @@ class StructuredCall:
         as the reply carried them (None and "" where the model kept no reply)."""
         box: dict[str, Any] = {}
         token = _reply.set(box)
+        metadata = (config or {}).get("metadata", {})
+        waiting = CallInFlight(
+            str(metadata.get("player", "")), str(metadata.get("model", "")), time.monotonic()
+        )
+        with _lock:
+            _in_flight[id(box)] = waiting
         try:
             result = self._ask(messages, config, action)
         except (OutputParserException, ValidationError) as exc:  # the SDK's own parse of the answer
@@ -333,6 +359,8 @@ class StructuredCall:
             raise
         finally:
             _reply.reset(token)
+            with _lock:
+                _in_flight.pop(id(box), None)
         body = box.get("body")
         return {**result, "usage": provider_usage(body, result.get("raw")), "content": reply_content(body)}
 

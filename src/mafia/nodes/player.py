@@ -389,19 +389,23 @@ Turn = tuple[JSON, list[JSON], JSON]
 """A finished turn (the choice, the text...), the player's own events, the turn's prompt record."""
 
 
-def play(graph: Any, game_id: str, events: list[JSON], request: TurnRequest) -> Turn:
+def play(
+    graph: Any, game_id: str, events: list[JSON], request: TurnRequest, context: GameContext | None = None
+) -> Turn:
     """Run the player subgraph ``graph`` for ``request`` on the current log.
 
     Returns the finished turn, the player's own events (the thought, any fallback), which go
     straight to the log (whatever applies the turn needs only its small choice), and the turn's
     prompt record, which goes to the ``prompts`` channel in the same write as those events.
+    ``context`` is the run's (``mafia.run_record.run_of``): the recorded one on a resume given none.
     """
     source: PlayerTurnInput = {"game_id": game_id, "events": events, "request": request}
     out = traced_turn(
-        lambda cfg: graph.invoke(source, cfg, durability="exit"),
+        lambda cfg: graph.invoke(source, cfg, durability="exit", context=context),
         get_config(),
         request,
         parsed_log(game_id, events),
+        context,
     )
     turn = dict(out["turn"])
     record = {"game_id": game_id, **turn.pop("prompt_record")}
@@ -410,13 +414,20 @@ def play(graph: Any, game_id: str, events: list[JSON], request: TurnRequest) -> 
     return turn, own_events, record
 
 
-def _play_task(graph: Any, game_id: str, events: list[JSON], request: TurnRequest, base: JSON | None) -> Turn:
+def _play_task(
+    graph: Any,
+    game_id: str,
+    events: list[JSON],
+    request: TurnRequest,
+    base: JSON | None,
+    context: GameContext | None = None,
+) -> Turn:
     """One player's turn of a simultaneous step, as a task: its result is checkpointed on its own,
     so a step resumed after a failure replays the turns that finished instead of asking again.
     A task's arguments are never checkpointed (the log is not copied into any checkpoint); its
     result holds the prompt record packed against ``base``, the game's last record before the step.
     """
-    turn, own_events, record = play(graph, game_id, events, request)
+    turn, own_events, record = play(graph, game_id, events, request, context)
     return turn, own_events, pack(record, base)
 
 
@@ -424,11 +435,16 @@ play_task: Any = task(name="player_turn")(cast(Any, _play_task))
 
 
 def play_all(
-    graph: Any, game_id: str, events: list[JSON], requests: Sequence[TurnRequest], base: JSON | None
+    graph: Any,
+    game_id: str,
+    events: list[JSON],
+    requests: Sequence[TurnRequest],
+    base: JSON | None,
+    context: GameContext | None = None,
 ) -> list[Turn]:
     """Every request's turn, played at once (one task each), in the order of ``requests``;
     ``base`` is the game's last whole prompt record before the step."""
-    futures = [play_task(graph, game_id, events, r, base) for r in requests]
+    futures = [play_task(graph, game_id, events, r, base, context) for r in requests]
     played: list[Turn] = []
     paused: list[Interrupt] = []
     for future in futures:  # every turn is waited for, so all people of the step pause together

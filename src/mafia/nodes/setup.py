@@ -24,6 +24,7 @@ from mafia.rules import (
     validate_config,
 )
 from mafia.run_input import check_setup_shape
+from mafia.run_record import describe_context
 from mafia.runtime import GameContext, game_context
 from mafia.state import GameState, SetupInput
 
@@ -87,7 +88,8 @@ def setup(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
     A bad setup or context fails here, before the first turn, with the command line's message.
     """
     raw = state.get("setup") or {}
-    config = check_run(raw, game_context(runtime))
+    context = game_context(runtime)
+    config = check_run(raw, context)
     game_id = game_id_for(raw, config)
     seats = assign_roles(config)
     personas = deal_personas(config.players, config.seed)
@@ -130,5 +132,6 @@ def setup(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
         "night_turns": [],
         "pending_last_words": None,
         "winner": None,
+        "run": describe_context(context, config.seat_names()),
     }
     return readable(cast(GameState, update), update)

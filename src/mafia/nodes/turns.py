@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from langgraph.runtime import Runtime
+
 from mafia.actions import ActionKind
 from mafia.nodes.common import readable, request, table
 from mafia.nodes.day import record_defense, record_last_words, record_night_zero, record_speech, tally
@@ -28,9 +30,11 @@ from mafia.rules import (
     nomination_targets,
     protection_targets,
 )
+from mafia.run_record import run_of
+from mafia.runtime import GameContext
 from mafia.state import JSON, GameState, TurnRequest
 
-Node = Callable[[GameState], dict[str, Any]]
+Node = Callable[[GameState, Runtime[GameContext]], dict[str, Any]]
 ApplyTurn = Callable[[GameState, JSON], dict[str, Any]]
 ApplyTurns = Callable[[GameState, list[JSON]], dict[str, Any]]
 
@@ -54,9 +58,10 @@ def sequential(ask: Callable[[GameState], TurnRequest], apply: ApplyTurn) -> Nod
     """A node playing one player's turn (``ask`` says whose and what) and applying it at once."""
     graph = PLAYER_GRAPH
 
-    def sequential_turn(state: GameState) -> dict[str, Any]:
-        played = play(graph, state["game_id"], state["events"], ask(state))
-        return _written(state, [played], apply(state, played[0]), _base(state))
+    def sequential_turn(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+        run = run_of(state, runtime.context)
+        played = play(graph, state["game_id"], state["events"], ask(state), run.context)
+        return run.applied(_written(state, [played], apply(state, played[0]), _base(state)))
 
     sequential_turn.__doc__ = f"One player's turn, applied by ``{apply.__name__}``."
     return sequential_turn
@@ -66,10 +71,11 @@ def simultaneous(ask: Callable[[GameState], list[TurnRequest]], apply: ApplyTurn
     """A node playing every asked player's turn at once and applying them in seat order."""
     graph = PLAYER_GRAPH
 
-    def simultaneous_turns(state: GameState) -> dict[str, Any]:
+    def simultaneous_turns(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+        run = run_of(state, runtime.context)
         base = _base(state)
-        played = play_all(graph, state["game_id"], state["events"], ask(state), base)
-        return _written(state, played, apply(state, [turn for turn, _, _ in played]), base)
+        played = play_all(graph, state["game_id"], state["events"], ask(state), base, run.context)
+        return run.applied(_written(state, played, apply(state, [turn for turn, _, _ in played]), base))
 
     simultaneous_turns.__doc__ = f"Every asked player's turn at once, applied by ``{apply.__name__}``."
     return simultaneous_turns
@@ -149,7 +155,7 @@ revote = simultaneous(ask_ballots(ActionKind.REVOTE), tally_revote)
 mafia_round2 = simultaneous(ask_round2, record_round2)
 
 
-def night_start(state: GameState) -> dict[str, Any]:
+def night_start(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
     """Open the night and play its first turns at once: the first Mafia member's Round 1 proposal
     (a lone Mafia's direct choice), the Doctor's protection and the Detective's check. The Doctor's
     and Detective's turns wait in ``night_turns`` until the night resolves."""
@@ -168,9 +174,10 @@ def night_start(state: GameState) -> dict[str, Any]:
         for d in t.with_role(Role.DETECTIVE)
     ]
     base = _base(state)
-    played = play_all(graph, state["game_id"], state["events"], asked, base)
+    run = run_of(state, runtime.context)
+    played = play_all(graph, state["game_id"], state["events"], asked, base, run.context)
     (kill, own, _), others = played[0], played[1:]
     update = {**opened, **record_round1(night, kill)}
     events = [*own, *update["events"], *(e for _, theirs, _ in others for e in theirs)]
     update |= {"events": events, "prompts": pack_all([r for _, _, r in played], base)}
-    return readable(state, {**update, "night_turns": [turn for turn, _, _ in others]})
+    return run.applied(readable(state, {**update, "night_turns": [turn for turn, _, _ in others]}))
