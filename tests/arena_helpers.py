@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,9 @@ def logs_of(folder: Path) -> dict[str, bytes]:
     }
 
 
-def run_stopped(arena: Path, after_bytes: int, **args: Any) -> JSON:
-    """``run_arena(**args)`` whose games in ``arena`` are stopped (its ``stop`` set) as soon as one
-    of them has logged ``after_bytes`` of events; returns its summary."""
+def run_stopped(arena: Path, after_bytes: int, run: Callable[..., JSON] = run_arena, **args: Any) -> JSON:
+    """``run(**args)`` (an arena, or a tournament) whose games in ``arena`` are stopped (its
+    ``stop`` set) as soon as one of them has logged ``after_bytes`` of events; returns its summary."""
     stop, ended = threading.Event(), threading.Event()
 
     def watch() -> None:
@@ -38,7 +39,7 @@ def run_stopped(arena: Path, after_bytes: int, **args: Any) -> JSON:
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
-        return run_arena(**args, stop=stop)
+        return run(**args, stop=stop)
     finally:
         ended.set()
         watcher.join()

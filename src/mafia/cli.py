@@ -1,6 +1,7 @@
 """Command line: ``mafia play`` runs a game live in the terminal and writes its logs under ``runs/``;
 ``mafia resume`` goes on with a checkpointed game that stopped; ``mafia runs`` lists the games. Play
-and resume read an optional TOML game file (``--config``); options given on the command line override it."""
+and resume read an optional TOML game file (``--config``); options given on the command line override it.
+``mafia arena`` and ``mafia tournament`` play many games (``mafia.arena.cli``, ``mafia.tournament.cli``)."""
 
 from __future__ import annotations
 
@@ -48,11 +49,13 @@ from mafia.runner import (
     run_game,
     saved_threads,
 )
+from mafia.tournament.cli import tournament_app
 
 app = MafiaApp(
     cls=OneLineErrors, add_completion=False, no_args_is_help=True, help="LLM players play Mafia on LangGraph."
 )
 app.add_typer(arena_app, name="arena")
+app.add_typer(tournament_app, name="tournament")
 Model = str | ModelSettings
 
 

@@ -18,10 +18,11 @@ COSTS = ("calls", "tokens", "billed_tokens", "reasks", "fallbacks")
 
 @dataclass(frozen=True)
 class TableResult:
-    """One finished game: its run id, the winner (town, mafia or draw), each seat's model label
-    and role in seat order, and each model's costs over its seats."""
+    """One finished game: its run id, its deal's seed, the winner (town, mafia or draw), each seat's
+    model label and role in seat order, and each model's costs over its seats."""
 
     game: str
+    seed: int
     winner: str
     seats: tuple[tuple[str, str], ...]
     costs: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -72,7 +73,8 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
             )
             spent["billed_tokens"] += float(a.get("billed_tokens") or 0)
     seats = tuple((label, roles[name]) for label, name in zip(labels, players, strict=True))
-    return TableResult(game, str(over["winner"]), seats, costs)
+    seed = int(read_json(folder / RESULT_FILE)["seed"])
+    return TableResult(game, seed, str(over["winner"]), seats, costs)
 
 
 def load_tournament(folder: str | Path) -> Tournament:

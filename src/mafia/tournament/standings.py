@@ -1,5 +1,5 @@
 """A tournament's standings from its finished games: ratings (``ratings``), win rates by model and
-role with Wilson intervals, head-to-head results of each model's Mafia against each model's Town,
+role with Wilson intervals, head-to-head results of each two models' Mafia on the same deals,
 the seats each model held by role (the balance), and what each model cost per game."""
 
 from __future__ import annotations
@@ -40,22 +40,32 @@ def seats_by_role(tables: Sequence[TableResult], labels: Sequence[str]) -> JSON:
 
 
 def head_to_head(tables: Sequence[TableResult], labels: Sequence[str]) -> list[JSON]:
-    """For each model seated in the Mafia and each other model seated in the Town of the same game:
-    the games, and how often that Mafia won."""
-    games: Counter[tuple[str, str]] = Counter()
-    mafia_wins: Counter[tuple[str, str]] = Counter()
+    """For each two models, over the deals both held the Mafia in (the same cards, the models
+    swapped): the deals on which one's Mafia won and the other's did not, each way, and the deals
+    on which both did the same; ``share`` is the first's share of the deals that split them."""
+    mafia_won: dict[int, dict[str, bool]] = {}
     for t in tables:
-        mafia = {label for label, role in t.seats if side_of(role) == "mafia"}
-        town = {label for label, role in t.seats if side_of(role) == "town"}
-        for pair in ((m, w) for m in mafia for w in town if m != w):
-            games[pair] += 1
-            mafia_wins[pair] += t.winner == "mafia"
-    return [
-        {"mafia": m, "town": w, **_share(mafia_wins[(m, w)], games[(m, w)])}
-        for m in labels
-        for w in labels
-        if games[(m, w)]
-    ]
+        holders = {label for label, role in t.seats if side_of(role) == "mafia"}
+        if len(holders) == 1:  # a tournament's seating gives the Mafia to one model
+            mafia_won.setdefault(t.seed, {})[holders.pop()] = t.winner == "mafia"
+    out = []
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            pairs = [(won[a], won[b]) for won in mafia_won.values() if a in won and b in won]
+            a_better = sum(1 for x, y in pairs if x and not y)
+            b_better = sum(1 for x, y in pairs if y and not x)
+            out.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "deals": len(pairs),
+                    "a_better": a_better,
+                    "b_better": b_better,
+                    "same": len(pairs) - a_better - b_better,
+                    "share": _share(a_better, a_better + b_better),
+                }
+            )
+    return out
 
 
 def _mean(values: Sequence[float]) -> float | None:
