@@ -10,13 +10,19 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from mafia.arena.cli import MODEL_HELP, URL, parse_model
+from mafia.arena.cli import URL, parse_model
 from mafia.arena.spec import SUMMARY_FILE, ArenaError
 from mafia.checks import check_out_dir, parse_roles
 from mafia.cli_frame import SettingError, ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
 from mafia.state import JSON
 from mafia.tournament.run import run_tournament
+
+MODEL_HELP = (
+    "A model to seat (repeatable, two or more): a spec (house, house-sloppy, random-legal, house:SEED, "
+    "openai:MODEL...), LABEL=SPEC, or a TOML game file whose \\[model] it takes (labelled by the file's "
+    "name, or LABEL=FILE)."
+)
 
 tournament_app = typer.Typer(
     invoke_without_command=True,
