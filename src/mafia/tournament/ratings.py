@@ -29,7 +29,7 @@ PASSES = 20
 ROLES = ("Mafia", "Detective", "Doctor", "Town")
 SIDES = ("mafia", "town")
 # Ranks of the (mafia, town) teams by winner; lower ranks win.
-RANKS = {"mafia": [1.0, 2.0], "town": [2.0, 1.0], "draw": [1.0, 1.0]}
+RANKS = {"mafia": (1.0, 2.0), "town": (2.0, 1.0), "draw": (1.0, 1.0)}
 
 Entity = Hashable
 Rating = tuple[float, float]  # mu, sigma
@@ -43,7 +43,7 @@ def _update(
     order = [[("side", side), *sorted(teams[side], key=repr)] for side in SIDES]
     fresh = (model.mu, model.sigma)
     current = [[model.rating(*ratings.get(e, fresh)) for e in team] for team in order]
-    rated = model.rate(current, ranks=RANKS[winner])
+    rated = model.rate(current, ranks=list(RANKS[winner]))
     tau2 = model.tau * model.tau
     moved: dict[Entity, list[float]] = {}  # entity -> [mu change, variance removed]
     for team, before, after in zip(order, current, rated, strict=True):
