@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from arena_helpers import logs_of, run_stopped
+from arena_helpers import interrupted, logs_of, run_stopped
+from mafia.arena import run_arena
 from mafia.arena.spec import ArenaError, Contestant, label_for
 from mafia.cli import app
 from mafia.context.policy import policy_by_name
@@ -128,6 +129,26 @@ def test_a_resumed_tournament_equals_an_uninterrupted_one(tmp_path: Path) -> Non
     assert second["costs"] == clean["costs"]
 
 
+def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -> None:
+    args = ["tournament", "--model", "house", "--model", "random-legal", "--games", "2", "--players", "10"]
+    args += ["--concurrency", "2", "--out", str(tmp_path), "--quiet"]
+    stopped = interrupted(args, tmp_path, 3000)
+    assert stopped.returncode == 130, (stopped.stdout, stopped.stderr)
+    assert "stopped. Run the same command again to resume the tournament." in stopped.stderr
+    assert "Traceback" not in stopped.stderr
+    (folder,) = tmp_path.glob("tournament-*")
+    assert not list(folder.glob("games/*/*/seed-*/result.json"))  # both games were stopped mid-way
+
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    assert "2/2 games" in done.stdout and "house: rating" in done.stdout
+    tid = folder.name.removeprefix("tournament-")
+    run_tournament(
+        games=2, models=["house", "random-legal"], players=10, out=tmp_path / "clean", tournament_id=tid
+    )
+    assert logs_of(folder) == logs_of(tmp_path / "clean" / folder.name)
+
+
 def test_ratings_recomputed_from_the_logs_equal_the_reports(tmp_path: Path) -> None:
     summary = run_tournament(
         games=12, models=THREE, players=7, out=tmp_path, tournament_id="r", concurrency=3
@@ -234,3 +255,20 @@ def test_the_benchmark_prints_its_figures_in_quick_mode() -> None:
     figures = dict(line.split("=", 1) for line in out.stdout.splitlines())
     assert figures["games"] == "6" and figures["concurrency"] == "8"
     assert float(figures["games_per_minute"]) > 0 and float(figures["peak_rss_mb"]) > 0
+
+
+def test_a_report_of_a_damaged_or_foreign_folder_is_one_line(tmp_path: Path) -> None:
+    run_tournament(games=2, models=["house", "random-legal"], players=5, out=tmp_path, tournament_id="d")
+    run_arena(games=1, players=5, out=tmp_path, arena_id="a")
+    events = tmp_path / "tournament-d" / "games" / "seed-window" / "turn-1" / "seed-0" / "events.jsonl"
+    with events.open("a") as log:
+        log.write("{not json\n")
+    for folder, message in (
+        ("tournament-d", f"{events}:{len(events.read_text().splitlines())}: not valid JSON"),
+        ("arena-a", "an arena, not a tournament; `mafia arena report` reads it"),
+        ("nowhere", "not a tournament folder (it has no arena.json)"),
+    ):
+        result = CliRunner().invoke(app, ["tournament", "report", str(tmp_path / folder)])
+        assert result.exit_code == 2 and message in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "tournament-d" / "report").exists()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mafia.arena.logs import read_json, read_jsonl
+from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
 from mafia.state import JSON
 from mafia.tournament.spec import KIND
@@ -60,9 +60,14 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
     if len(players) != len(labels):
         raise ArenaError(f"{folder}: {len(players)} seats, but arena.json seats {len(labels)} models")
     roles = {r["player"]: r["role"] for r in over["roles"]}
+    if set(roles) != set(players):
+        raise ArenaError(f"{folder}/events.jsonl: the roles revealed at the end are not the players'")
+    label_of = dict(zip(players, labels, strict=True))
     costs = {label: dict.fromkeys(COSTS, 0.0) for label in labels}
-    for record in read_jsonl(folder / "prompts.jsonl"):
-        spent = costs[labels[int(record["seat"]) - 1]]
+    for number, record in enumerate(read_prompts(folder / "prompts.jsonl"), start=1):
+        if record["player"] not in label_of:
+            raise ArenaError(f"{folder}/prompts.jsonl: record {number} names no player of the game")
+        spent = costs[label_of[record["player"]]]
         attempts = record.get("attempts", [])
         spent["calls"] += len(attempts)
         spent["reasks"] += max(0, len(attempts) - 1)
@@ -85,8 +90,11 @@ def load_tournament(folder: str | Path) -> Tournament:
     request = read_json(folder / ARENA_FILE)
     if request.get("kind") != KIND:
         raise ArenaError(f"{folder}: an arena, not a tournament; `mafia arena report` reads it")
+    seating = request.get("seating")
+    if not isinstance(seating, dict):
+        raise ArenaError(f"{folder / ARENA_FILE}: no seating of the games; the file is damaged")
     tables, unfinished = [], []
-    for game, labels in request["seating"].items():
+    for game, labels in seating.items():
         game_dir = folder / GAMES_DIR / game
         if (game_dir / RESULT_FILE).is_file():
             tables.append(read_table(game_dir, game, labels))
