@@ -220,6 +220,23 @@ def test_house_variants_are_model_specs_of_graded_skill() -> None:
         (["--model", "house", "--model", "random-legal", "--games", "5"], "--games 5: each deal is played"),
         (["--model", "a=house:1", "--model", "b=house:2", "--policy", "nope"], "--policy: no context policy"),
         (["--model", "house", "--model", "random-legal", "--players", "4"], "players"),
+        (
+            [
+                "--model",
+                "house",
+                "--model",
+                "random-legal",
+                "--policy",
+                "full-history",
+                "--policy",
+                "seed-window",
+            ],
+            "--policy: a tournament plays one context policy",
+        ),
+        (
+            ["--model", "house", "--model", "random-legal", "--concurrency", "0"],
+            "--concurrency: must be 1 or more",
+        ),
         (["--model", "house", "--model", "random-legal", "--server", "nope"], "--server 'nope'"),
         (["--model", "house", "--model", "house:x"], "house seed must be an integer"),
     ],

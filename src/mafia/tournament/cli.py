@@ -40,8 +40,12 @@ def tournament(
     ] = 30,
     players: Annotated[int, typer.Option(help="Seats at every table (5-16).")] = 8,
     policy: Annotated[
-        str, typer.Option(help=f"Context policy of every seat: {', '.join(POLICIES)}.")
-    ] = DEFAULT_POLICY,
+        list[str] | None,
+        typer.Option(
+            help=f"Context policy of every seat, one of {', '.join(POLICIES)}.",
+            show_default=DEFAULT_POLICY,
+        ),
+    ] = None,
     concurrency: Annotated[int, typer.Option(help="Games played at once.")] = 4,
     seed_start: Annotated[int, typer.Option(help="The first deal's seed; deals take consecutive seeds.")] = 0,
     roles: Annotated[str | None, typer.Option(help="Role counts, e.g. 'mafia=3,doctor=1'.")] = None,
@@ -76,6 +80,8 @@ def tournament(
         raise SettingError(
             "--model: give two or more models (repeat --model); a tournament seats them together"
         )
+    if policy is not None and len(policy) > 1:
+        raise SettingError(f"--policy: a tournament plays one context policy; got {', '.join(policy)}")
     contestants = [parse_model(m) for m in model]
     role_counts = parse_roles(roles) if roles is not None else None
     check_out_dir(out)
@@ -92,7 +98,7 @@ def tournament(
         "games": games,
         "models": contestants,
         "players": players,
-        "policy": policy,
+        "policy": policy[0] if policy else DEFAULT_POLICY,
         "concurrency": concurrency,
         "seed_start": seed_start,
         "out": out,
