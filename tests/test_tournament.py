@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from arena_helpers import interrupted, logs_of, run_stopped
@@ -289,3 +291,24 @@ def test_a_report_of_a_damaged_or_foreign_folder_is_one_line(tmp_path: Path) -> 
         assert result.exit_code == 2 and message in result.output, result.output
         assert len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "tournament-d" / "report").exists()
+
+
+@given(
+    roles=st.lists(st.sampled_from(list(Role)), min_size=5, max_size=16).filter(
+        lambda r: 1 <= r.count(Role.MAFIA) < len(r) - r.count(Role.MAFIA)
+    ),
+    data=st.data(),
+)
+@settings(max_examples=200, deadline=None, database=None)
+def test_any_deal_seats_one_mafia_model_and_rotates_every_seat_through_every_model(
+    roles: list[Role], data: st.DataObject
+) -> None:
+    deal = tuple(Seat(n, f"Player {n}", role) for n, role in enumerate(roles, start=1))
+    town = sum(1 for r in roles if r is not Role.MAFIA)
+    models = data.draw(st.integers(min_value=2, max_value=town + 1))
+    games = [seating(deal, models, turn) for turn in range(models)]
+    for turn, game in enumerate(games):
+        assert {m for m, s in zip(game, deal, strict=True) if s.role is Role.MAFIA} == {turn}
+        assert set(game) == set(range(models))  # every model sits at every table
+    for seat in range(len(deal)):
+        assert sorted(game[seat] for game in games) == list(range(models))
