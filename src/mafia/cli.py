@@ -1,7 +1,6 @@
 """Command line: ``mafia play`` runs a game live in the terminal and writes its logs under ``runs/``;
 ``mafia resume`` goes on with a checkpointed game that stopped; ``mafia runs`` lists the games. Play
-and resume read an optional TOML game file (``--config``); options given on the command line override it.
-``mafia arena`` and ``mafia tournament`` play many games (``mafia.arena.cli``, ``mafia.tournament.cli``)."""
+and resume read an optional TOML game file (``--config``); options given on the command line override it."""
 
 from __future__ import annotations
 
