@@ -54,6 +54,7 @@ from mafia.runner import (
     run_game,
     saved_threads,
 )
+from mafia.tournament.cli import tournament_app
 from mafia.waiting import thinking_notices
 
 app = MafiaApp(
@@ -64,6 +65,7 @@ app = MafiaApp(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(arena_app, name="arena")
+app.add_typer(tournament_app, name="tournament")
 Model = str | ModelSettings
 
 
