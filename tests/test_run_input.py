@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from mafia.checks import SetupError
 from mafia.context.policy import POLICIES
+from mafia.game_settings import SetupError
 from mafia.graph import compile_graph
 from mafia.runner import RECURSION_LIMIT
 from mafia.runtime import GameContext

@@ -7,43 +7,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable
 from pathlib import Path
 
 import typer
 
-from mafia.cli_frame import SettingError
-from mafia.rules import ROLE_FIELDS, GameConfig
+from mafia.game_settings import SettingError
+from mafia.rules import ROLE_FIELDS
 
 CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
-
-
-class SetupError(ValueError):
-    """A run's setup or context refused before the first turn (a run started from Studio, the API
-    or ``graph.invoke``); its message is the line the command line prints for the same fault."""
-
-
-def check_seats(keys: Iterable[str], config: GameConfig, field: str) -> None:
-    """Every per-seat model key is a seat number or a player's name, and no seat is given twice."""
-    names = config.seat_names()
-    # Names in any case, as ``mafia replay --as`` takes them (names differ apart from case).
-    seat_of = {
-        **{str(k): k for k in range(1, len(names) + 1)},
-        **{n.casefold(): k for k, n in enumerate(names, 1)},
-    }
-    seen: dict[int, str] = {}
-    for given in keys:
-        key = given if given in seat_of else given.strip().casefold()
-        if key not in seat_of:
-            raise SettingError(
-                f"{field} {given!r}: names no seat; use a seat number 1-{len(names)} or a player's name "
-                f"({', '.join(names)})"
-            )
-        if seat_of[key] in seen:
-            raise SettingError(
-                f"{field}: seat {seat_of[key]} is given twice ({seen[seat_of[key]]!r} and {given!r})"
-            )
-        seen[seat_of[key]] = given
 
 
 def check_out_dir(out: Path) -> None:

@@ -28,16 +28,16 @@ from mafia.checkpoints import (
     list_threads,
     open_checkpointer,
 )
-from mafia.checks import check_checkpoint_file, check_out_dir, check_seats, parse_roles
-from mafia.cli_frame import MafiaApp, OneLineErrors, OutputLost, SettingError, ctrl_c_stops_calls, terminal
+from mafia.checks import check_checkpoint_file, check_out_dir, parse_roles
+from mafia.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.cost import cost_line, run_cost
-from mafia.display import GameView
+from mafia.display import GameView, OutputLost, terminal
 from mafia.game_file import GameFile, GameFileError, load_game_file
+from mafia.game_settings import SettingError, check_seats, config_from_input
 from mafia.human import HUMAN, InputClosed, TerminalSeat, has_people, is_human
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.settings import ModelSettings
-from mafia.nodes.setup import config_from_input
 from mafia.replay.command import replay
 from mafia.rules import ConfigError
 from mafia.run_input import policy_from_input

@@ -10,22 +10,17 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any, cast
+from typing import Any
 
 import typer
-from rich.console import Console
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
+from mafia.display import OutputLost
+from mafia.game_settings import SettingError
 from mafia.models.factory import cancel_calls
 
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
-
-
-class SettingError(TyperException):
-    """A bad argument or setting: shown as one ``error:`` line, exit code 2."""
-
-    exit_code = 2
 
 
 class OneLineErrors(TyperGroup):
@@ -45,7 +40,7 @@ class OneLineErrors(TyperGroup):
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         try:
             code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
-        except TyperException as exc:  # typer's usage errors derive from it too
+        except (TyperException, SettingError) as exc:  # typer's usage errors and ours
             if type(exc).__name__ == "NoArgsIsHelpError":  # `mafia` alone: the help text
                 if exc.format_message():  # rich help is already printed and leaves it empty
                     typer.echo(exc.format_message(), err=True)
@@ -78,35 +73,6 @@ class MafiaApp(typer.Typer):
             if exc.code == INTERRUPTED:
                 hard_exit(INTERRUPTED)
             raise
-
-
-class OutputLost(OSError):
-    """Standard output refused what was written to it (a full disk, a closed pipe)."""
-
-
-class Stdout:
-    """Standard output for a rich console, as it is at each write (a test may swap it), turning
-    a failed write into ``OutputLost`` so that the command line tells it from a game's fault."""
-
-    def write(self, text: str) -> int:
-        try:
-            return sys.stdout.write(text)
-        except OSError as exc:
-            raise OutputLost(exc.errno, exc.strerror) from exc
-
-    def flush(self) -> None:
-        try:
-            sys.stdout.flush()
-        except OSError as exc:
-            raise OutputLost(exc.errno, exc.strerror) from exc
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(sys.stdout, name)
-
-
-def terminal() -> Console:
-    """The console a command prints its output to (standard output, guarded by ``Stdout``)."""
-    return Console(file=cast(Any, Stdout()), highlight=False)
 
 
 def hard_exit(code: int) -> None:

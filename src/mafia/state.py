@@ -63,8 +63,9 @@ Step = Literal[
 on sets it; a turn's answer never does."""
 
 
-class GameState(TypedDict):
-    """The shared state of one game."""
+class GameState(TypedDict, total=False):
+    """The shared state of one game. Before setup it holds only ``setup``; setup writes every other
+    field, so each node after it reads them all (and a node's update, ``GameUpdate``, any of them)."""
 
     setup: SetupInput
     """The setup as given; read by ``setup`` only."""
@@ -109,6 +110,11 @@ class GameState(TypedDict):
     run: JSON
     """What the run was started as (``mafia.run_record``): models by seat, people, policy and
     settings. Written by setup; replaced only by a change a resume asked for explicitly."""
+
+
+GameUpdate = GameState
+"""What a node of the game graph returns: any of GameState's fields, each typed as the state types
+it, so a misspelt ``step`` or a field the state lacks fails the type check."""
 
 
 class TurnRequest(TypedDict):

@@ -10,10 +10,10 @@ from typing import Annotated
 
 import typer
 
-from mafia.cli_frame import SettingError, terminal
 from mafia.cost import cost_line, run_cost
-from mafia.display import GameView
+from mafia.display import GameView, terminal
 from mafia.events import EventBase, GameOver, roles_from_log
+from mafia.game_settings import SettingError
 from mafia.replay.page import GENERATOR, render_page
 from mafia.replay.prompts import print_calls, seat_calls, seat_of
 from mafia.replay.run_folder import ReplayError, RunFolder, load_run
