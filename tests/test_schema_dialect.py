@@ -172,6 +172,9 @@ def test_bounds_never_pass_the_text_limits_and_grow_with_the_output_limit() -> N
     assert small.private < large.private == limits.private
     assert large.suspicions == len(SPEECH.suspects) and large.suspicion_note == large.note == limits.note
     assert answer_bounds(VOTE, 768, limits).text == 0
+    # The README's figures: a seven-seat speech at 768 tokens, and the smallest limit allowed.
+    assert (small.text, small.private, small.suspicions) == (218, 54, 1)
+    assert min_output_tokens(worst_shape()) == 413
 
 
 def test_a_grammar_schema_narrows_every_field_to_the_turn() -> None:
