@@ -77,7 +77,7 @@ def play_local_game(
     (None: the one inferred for the server), on the server at ``url`` (one is started when none
     is given); the figures of the game."""
     if url is None:
-        with serve(parallel=args.parallel, log=folder / "llama-server.log") as started:
+        with serve(args.parallel, log=folder / "llama-server.log", threads=args.threads) as started:
             return play_local_game(args, folder, schema, started)
     out = folder / "runs"
     folder.mkdir(parents=True, exist_ok=True)
@@ -215,6 +215,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-retries", type=int, default=2)
     parser.add_argument("--max-tokens", type=int, default=768)
     parser.add_argument("--parallel", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=1, help="llama-server's compute threads")
     parser.add_argument(
         "--schema", action="append", choices=DIALECTS, help="a dialect to play (repeatable; default: both)"
     )
@@ -227,7 +228,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        with serve(parallel=args.parallel, log=folder / "llama-server.log") as url:
+        with serve(args.parallel, log=folder / "llama-server.log", threads=args.threads) as url:
             for dialect in args.schema or DIALECTS:
                 result = play_local_game(args, folder / dialect, dialect, url)
                 if result["exit_code"] != 0:
