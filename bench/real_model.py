@@ -3,12 +3,13 @@
 Opt-in (it builds or finds ``llama-server`` and the model file, see ``tests/local_llama.py``): each
 game runs through ``mafia play --config`` with every seat on the ``openai:`` route, so it meets what
 a real server sends (prose where a name belongs, answers cut at the token limit, invalid JSON).
-One server plays one game per schema dialect asked (``--schema``, by default ``grammar`` then
-``stable``), the same seed and table, one after the other, so the dialects are compared side by
-side. Each figure is printed as ``DIALECT_name=value``: whether the game finished, calls, re-asks
-and fallbacks by kind, output tokens and seconds per call, the machine's load average meanwhile,
-and the prompt tokens the server reports it served from its cache beside the billing cache model's
-figure for the same calls. ``--keep DIR`` keeps the logs.
+One game is played per schema dialect asked (``--schema``, by default ``grammar`` and ``stable``),
+the same seed and table, all at once, each on its own server (``--threads`` compute threads each),
+so the dialects are compared side by side under the same load. Each figure is printed as
+``DIALECT_name=value``: whether the game finished, calls, re-asks and fallbacks by kind, output
+tokens and seconds per call, the machine's load average meanwhile, and the prompt tokens the
+server reports it served from its cache beside the billing cache model's figure for the same
+calls. ``--keep DIR`` keeps the logs.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -76,11 +78,11 @@ def play_local_game(
     """Play one game through the CLI into ``folder`` with the answer schema in dialect ``schema``
     (None: the one inferred for the server), on the server at ``url`` (one is started when none
     is given); the figures of the game."""
+    folder.mkdir(parents=True, exist_ok=True)
     if url is None:
         with serve(args.parallel, log=folder / "llama-server.log", threads=args.threads) as started:
             return play_local_game(args, folder, schema, started)
     out = folder / "runs"
-    folder.mkdir(parents=True, exist_ok=True)
     game_file = folder / "game.toml"
     game_file.write_text(
         GAME_FILE.format(
@@ -225,15 +227,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main() -> None:
     args = parse_args()
+    dialects = args.schema or list(DIALECTS)
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        with serve(args.parallel, log=folder / "llama-server.log", threads=args.threads) as url:
-            for dialect in args.schema or DIALECTS:
-                result = play_local_game(args, folder / dialect, dialect, url)
-                if result["exit_code"] != 0:
-                    print(result["stderr"], file=sys.stderr)
-                print("\n".join(report(dialect, result)), flush=True)
+        # The dialects play at the same time, each on its own server: both meet the same load.
+        with ThreadPoolExecutor(len(dialects)) as pool:
+            results = list(pool.map(lambda d: play_local_game(args, folder / d, d), dialects))
+    for dialect, result in zip(dialects, results, strict=True):
+        if result["exit_code"] != 0:
+            print(result["stderr"], file=sys.stderr)
+        print("\n".join(report(dialect, result)), flush=True)
 
 
 if __name__ == "__main__":
