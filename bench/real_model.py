@@ -108,17 +108,30 @@ def play_local_game(
             env={**os.environ, "LANGSMITH_TRACING": "false"},
         )
         seconds = time.perf_counter() - start
-    runs = sorted(out.glob("*/"))
-    events = [json.loads(line) for run in runs for line in _lines(run / "events.jsonl")]
-    prompts = [json.loads(line) for run in runs for line in _lines(run / "prompts.jsonl")]
     return {
         "exit_code": done.returncode,
         "stderr": done.stderr[-2000:],
         "seconds": seconds,
         "load": load,
-        "events": events,
-        **figures(events, prompts),
+        **read_logs(out),
     }
+
+
+def read_logs(out: Path) -> dict[str, Any]:
+    """The events and the figures of the games logged under ``out``."""
+    runs = sorted(out.glob("*/"))
+    events = [json.loads(line) for run in runs for line in _lines(run / "events.jsonl")]
+    prompts = [json.loads(line) for run in runs for line in _lines(run / "prompts.jsonl")]
+    return {"events": events, **figures(events, prompts)}
+
+
+def read_kept(folder: Path) -> dict[str, Any]:
+    """The figures of a game kept in ``folder`` (``--keep``), finished or stopped, read back from
+    its logs: its time runs from the game file's writing to the prompts log's last line, and no
+    load average was sampled."""
+    logs = sorted((folder / "runs").glob("*/prompts.jsonl"))
+    seconds = max((f.stat().st_mtime for f in logs), default=0.0) - (folder / "game.toml").stat().st_mtime
+    return {"exit_code": 0, "seconds": seconds, "load": [], **read_logs(folder / "runs")}
 
 
 def _lines(path: Path) -> list[str]:
@@ -189,8 +202,11 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
     lines.append(f"{name}_output_tokens_per_call_o200k={result['output_tokens_o200k'] / calls:.1f}")
     lines.append(f"{name}_seconds_per_call={result['seconds'] / calls:.2f}")
     load = result["load"]
-    lines.append(f"{name}_load_average_mean={sum(load) / len(load):.2f}")
-    lines.append(f"{name}_load_average_max={max(load):.2f}")
+    if load:
+        lines.append(f"{name}_load_average_mean={sum(load) / len(load):.2f}")
+        lines.append(f"{name}_load_average_max={max(load):.2f}")
+    else:
+        lines.append(f"# {name}: no load average was sampled (figures read back from kept logs)")
     model_share = result["model_cached"] / max(result["model_prompt"], 1)
     lines.append(f"{name}_model_cached_share={model_share:.3f}")
     if result["server_cache"] is not None:
@@ -222,12 +238,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--schema", action="append", choices=DIALECTS, help="a dialect to play (repeatable; default: both)"
     )
     parser.add_argument("--keep", type=Path, default=None, help="keep the logs in this folder")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        help="print the figures of games kept in this folder, and play none",
+    )
     return parser.parse_args(argv)
 
 
 def main() -> None:
     args = parse_args()
     dialects = args.schema or list(DIALECTS)
+    if args.report is not None:
+        for dialect in dialects:
+            if (args.report / dialect / "game.toml").exists():
+                print("\n".join(report(dialect, read_kept(args.report / dialect))), flush=True)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)

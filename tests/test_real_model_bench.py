@@ -3,6 +3,7 @@ cache model's, and a plain note instead of a figure where the server reported no
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,3 +69,16 @@ def test_missing_provider_usage_is_reported_as_unavailable_with_the_reason() -> 
     assert "# stable: server cache figures unavailable: 1 of 2 attempts carry no provider_usage" in lines
     assert "stable_server_cached_share=unavailable" in lines
     assert not any(line.startswith("stable_output_tokens_per_call=") for line in lines)
+
+
+def test_a_kept_game_is_read_back_from_its_logs_finished_or_not(tmp_path: Path) -> None:
+    run = tmp_path / "grammar" / "runs" / "game-7p-seed1"
+    run.mkdir(parents=True)
+    (tmp_path / "grammar" / "game.toml").write_text("seed = 1\n", encoding="utf-8")
+    (run / "events.jsonl").write_text(json.dumps(EVENTS[0]) + "\n", encoding="utf-8")
+    prompt = {"attempts": [_attempt(None, _usage(0, 500))]}
+    (run / "prompts.jsonl").write_text(json.dumps(prompt) + "\n", encoding="utf-8")
+    lines = real_model.report("grammar", real_model.read_kept(tmp_path / "grammar"))
+    assert "grammar_calls=1" in lines and "grammar_fallbacks=0" in lines
+    assert "# grammar: no load average was sampled (figures read back from kept logs)" in lines
+    assert lines[-1] == "grammar_local_game_finished=0"  # stopped before its end
