@@ -48,11 +48,13 @@ from mafia.runner import (
     run_game,
     saved_threads,
 )
+from mafia.tournament.cli import tournament_app
 
 app = MafiaApp(
     cls=OneLineErrors, add_completion=False, no_args_is_help=True, help="LLM players play Mafia on LangGraph."
 )
 app.add_typer(arena_app, name="arena")
+app.add_typer(tournament_app, name="tournament")
 Model = str | ModelSettings
 
 

@@ -1,7 +1,8 @@
 """Model factory: turn a model spec and its settings into a LangChain chat model, and call it for
 structured answers.
 
-Specs: ``house`` or ``house:SEED`` (the built-in offline model), ``openai:MODEL`` (any
+Specs: ``house`` or ``house:SEED`` (the built-in offline model; its weaker variants ``house-sloppy``
+and ``random-legal`` take a seed the same way), ``openai:MODEL`` (any
 OpenAI-compatible server, through ``base_url`` or ``OPENAI_BASE_URL``), or any ``provider:model``
 string that ``init_chat_model`` understands with its provider package installed. A spec alone gets
 the default ``ModelSettings``; a model built here keeps its settings, which decide how each
@@ -27,6 +28,7 @@ from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, 
 from pydantic import ValidationError
 
 from mafia.actions import ActionBase
+from mafia.models.house.variants import SKILLS, house_variant
 from mafia.models.settings import LOCAL_API_KEY, ModelSettings
 from mafia.rules import SEED_MAX, SEED_MIN
 
@@ -48,13 +50,17 @@ _structured: OrderedDict[tuple[int, type[ActionBase]], tuple[BaseChatModel, Stru
 STRUCTURED_CACHE_SIZE = 256
 _lock = threading.RLock()  # building a model takes it again for the provider's shared limits
 
-SPEC_HELP = "use 'house', 'house:SEED', 'openai:MODEL' or 'PROVIDER:MODEL' (init_chat_model)"
+SPEC_HELP = (
+    "use 'house', 'house:SEED' (or 'house-sloppy', 'random-legal', with ':SEED' too), 'openai:MODEL' "
+    "or 'PROVIDER:MODEL' (init_chat_model)"
+)
 
 
 def parse_house_seed(spec: str) -> int | None:
-    """The seed of a ``house[:SEED]`` spec, or None if the spec names another model."""
+    """The seed of a ``house[:SEED]`` spec (or of a house variant's), or None if the spec names
+    another model."""
     name, _, seed = spec.partition(":")
-    if name != "house":
+    if name not in SKILLS:
         return None
     if not seed:
         return 0
@@ -80,9 +86,7 @@ def build_model(spec: str | ModelSettings) -> BaseChatModel:
     settings = settings_for(spec)
     seed = parse_house_seed(settings.model)
     if seed is not None:
-        from mafia.models.house import HouseModel
-
-        return HouseModel(seed=seed)
+        return house_variant(settings.model.partition(":")[0], seed)
     provider, sep, name = settings.model.partition(":")
     if not sep or not provider or not name:
         raise ModelSpecError(f"model {settings.model!r}: {SPEC_HELP}")
