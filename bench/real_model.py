@@ -29,8 +29,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import benchlib  # noqa: F401 - puts tests/ on the path
+from benchlib import QUICK_FLAG, QUICK_HELP
 from local_llama import serve
+from openai_server import openai_server
 
 DIALECTS = ("grammar", "stable")
 
@@ -72,6 +73,18 @@ def load_sampler(every: float = 5.0) -> Iterator[list[float]]:
         thread.join()
 
 
+@contextlib.contextmanager
+def _server(args: argparse.Namespace, folder: Path) -> Iterator[str]:
+    """llama-server with the model; in quick mode the test suite's fake OpenAI-compatible server,
+    which answers at once (the same CLI and HTTP path, no model)."""
+    if args.quick:
+        with openai_server() as fake:
+            yield fake.base_url
+        return
+    with serve(args.parallel, log=folder / "llama-server.log", threads=args.threads) as url:
+        yield url
+
+
 def play_local_game(
     args: argparse.Namespace, folder: Path, schema: str | None = None, url: str | None = None
 ) -> dict[str, Any]:
@@ -80,7 +93,7 @@ def play_local_game(
     is given); the figures of the game."""
     folder.mkdir(parents=True, exist_ok=True)
     if url is None:
-        with serve(args.parallel, log=folder / "llama-server.log", threads=args.threads) as started:
+        with _server(args, folder) as started:
             return play_local_game(args, folder, schema, started)
     out = folder / "runs"
     game_file = folder / "game.toml"
@@ -238,6 +251,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--schema", action="append", choices=DIALECTS, help="a dialect to play (repeatable; default: both)"
     )
     parser.add_argument("--keep", type=Path, default=None, help="keep the logs in this folder")
+    parser.add_argument(QUICK_FLAG, action="store_true", help=QUICK_HELP)
     parser.add_argument(
         "--report",
         type=Path,
@@ -249,6 +263,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main() -> None:
     args = parse_args()
+    if args.quick:
+        args.round_cap = 1
     dialects = args.schema or list(DIALECTS)
     if args.report is not None:
         for dialect in dialects:

@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import benchlib  # noqa: F401  (puts tests/ on the import path, tracing off)
+from benchlib import QUICK_FLAG, QUICK_HELP, quick
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.runner import run_game
 from peer_model import PeerModel
@@ -39,8 +39,8 @@ JSON = dict[str, Any]
 PEER_SEEDS = 40
 LONG_SEEDS = 3
 PEER_ROLES = {"mafia": 2, "detective": 1, "doctor": 1}
-LONG_ROUNDS = 10
-LONG_SIZES = (8, 16)
+LONG_ROUNDS = 4 if quick() else 10  # quick mode: short long games
+LONG_SIZES = (8,) if quick() else (8, 16)
 GROWTH_FROM = 3
 BREAKDOWN_ROUND = 4
 
@@ -144,7 +144,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--verbatim-rounds", type=int, help="rounds in full (policy's own by default)")
     parser.add_argument("--reasonings", type=int, help="own last reasonings kept verbatim")
     parser.add_argument("--plans", type=int, help="plans kept in the strategy summary")
+    parser.add_argument(QUICK_FLAG, action="store_true", help=QUICK_HELP)
     args = parser.parse_args(argv)
+    if args.quick:
+        args.seeds, args.long_seeds = 1, 1
     if args.seeds < 1 or args.long_seeds < 1:
         parser.error("--seeds and --long-seeds must be 1 or more")
 

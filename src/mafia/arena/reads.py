@@ -13,7 +13,7 @@ from mafia.actions import ActionKind
 from mafia.arena.facts import prompt_facts
 from mafia.arena.turns import dead, seats, turn_starts
 from mafia.events import EventBase, Thought, VoteRound, roles_from_log
-from mafia.nodes.player import CHOICE_FIELD
+from mafia.protocol import ACTIONS
 from mafia.rules import SKIP, Role
 
 JSON = dict[str, Any]
@@ -77,7 +77,7 @@ def grounding_slips(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSO
             continue
         gone = dead(events[:start])
         action = ActionKind(record["action"])
-        field = CHOICE_FIELD[action]
+        field = ACTIONS[action].choice_field
         allowed = (
             ballots.get((int(record["round"]), action is ActionKind.REVOTE))
             if action in (ActionKind.VOTE, ActionKind.REVOTE)

@@ -13,8 +13,9 @@ from rich.console import Console
 from mafia.arena.cli import URL, parse_model
 from mafia.arena.spec import SUMMARY_FILE, ArenaError
 from mafia.checks import check_out_dir, parse_roles
-from mafia.cli_frame import SettingError, ctrl_c_stops_calls
+from mafia.cli_frame import ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
+from mafia.game_settings import SettingError
 from mafia.state import JSON
 from mafia.tournament.run import run_tournament
 
