@@ -2,7 +2,8 @@
 ``mafia --help`` (a fresh process each, as a user types it), ``import_seconds`` the median time
 of 5 fresh interpreters importing ``mafia.cli`` alone (measured inside the interpreter, so the
 interpreter's own start is left out). Also ``matplotlib_loaded`` (0 or 1) after ``mafia --help``
-and the machine's 1-minute load average, since a busy machine slows both figures."""
+and the machine's 1-minute load average, since a busy machine slows both figures. ``--quick`` times
+one run of each (the test suite's smoke run)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-RUNS = 5
+RUNS = 1 if "--quick" in sys.argv[1:] else 5
 MAFIA = Path(sys.executable).parent / "mafia"
 ENV = {**os.environ, "LANGSMITH_TRACING": "false"}
 IMPORT_PROBE = (
