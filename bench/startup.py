@@ -2,8 +2,8 @@
 ``mafia --help`` (a fresh process each, as a user types it), ``import_seconds`` the median time
 of 5 fresh interpreters importing ``mafia.cli`` alone (measured inside the interpreter, so the
 interpreter's own start is left out). Also ``matplotlib_loaded`` (0 or 1) after ``mafia --help``
-and the machine's 1-minute load average, since a busy machine slows both figures. ``--quick``
-measures one run of each instead of five (a smoke run)."""
+and the machine's 1-minute load average, since a busy machine slows both figures. ``--quick`` times
+one run of each (the test suite's smoke run)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ PLOT_PROBE = (
 
 
 def help_seconds() -> float:
-    """The median wall time of ``mafia --help`` over ``RUNS`` runs."""
+    """The median wall time of ``mafia --help``."""
     times = []
     for _ in range(RUNS):
         start = time.perf_counter()

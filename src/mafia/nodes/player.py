@@ -44,16 +44,26 @@ from mafia.answers import (
 from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context, prompt_messages, with_schema_note
 from mafia.context.extraction import claimed_role
+from mafia.context.record import read_view
 from mafia.events import Fallback, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.human import ask_person, is_human
-from mafia.models.factory import provider_usage, reply_of, resolve_model, states_schema, structured
+from mafia.models.factory import (
+    model_settings,
+    provider_usage,
+    reply_of,
+    resolve_model,
+    states_schema,
+    structured,
+)
 from mafia.nodes.common import parsed_log
 from mafia.prompt_pack import pack, unpack
 from mafia.protocol import ACTIONS
 from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
+from mafia.schema_dialect import AnswerShape, grammar_schema
 from mafia.state import JSON, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
 from mafia.tracing import traced_turn
+from mafia.views import player_view
 
 # A run without a checkpointer has nothing to make durable: the turn's "exit" durability is moot
 # there, and LangGraph would warn about it on every turn.
@@ -104,6 +114,21 @@ def answer_schema(action: ActionKind, options: Sequence[str], reask: bool) -> ty
     return cast(type[ActionBase], constrained_schema(schema, name, options, action is ActionKind.SPEAK))
 
 
+def answer_shape(state: PlayerTurnState, action: ActionKind, limits: TextLimits) -> AnswerShape:
+    """What this turn's answer may hold, for a schema bounded to it: the legal options, the text
+    and its limit, a claim, and the living players (other than the player) to suspect."""
+    req = state["request"]
+    me = req["player"]
+    living = read_view(player_view(parsed_log(state["game_id"], state["events"]), me), me).living
+    return AnswerShape(
+        options=tuple(req["options"]) if CHOICE_FIELD[action] is not None else (),
+        choice_optional=action is ActionKind.SPEAK,
+        text_limit=text_limit(action, limits) if TEXT_FIELD[action] is not None else None,
+        claims=action in CLAIM_ACTIONS,
+        suspects=tuple(p for p in living if p != me),
+    )
+
+
 # ---- subgraph nodes ------------------------------------------------------------------------
 
 
@@ -142,11 +167,18 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     """
     req = state["request"]
     action = ActionKind(req["action"])
-    schema = answer_schema(action, req["options"], reask=bool(state["attempts"]))
     spec = game_context(runtime).model_spec(req["player"], req["order"])
     if is_human(spec):  # a person's seat: the game pauses until they answer
         return ask_person(state, CHOICE_FIELD[action], TEXT_FIELD[action], action in CLAIM_ACTIONS)
     model = resolve_model(spec)
+    settings = model_settings(model)
+    dialect = settings.dialect if settings is not None else "stable"
+    if settings is not None and dialect == "grammar":
+        limits = game_context(runtime).text_limits
+        shape = answer_shape(state, action, limits)
+        schema = grammar_schema(shape, settings.tokens_for(action.value), limits)
+    else:
+        schema = answer_schema(action, req["options"], reask=bool(state["attempts"]))
     answer: JSON | None = None
     rejection: Rejection | None = None
     raw = ""
@@ -172,11 +204,14 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         usage = provider_usage(reply_of(exc))
     if rejection is not None:
         raw = raw or rejection.raw
+    # A grammar server neither bills the schema nor puts it in the prompt's prefix.
+    billed_schema = schema if dialect == "stable" else None
     attempt: JSON = {
         "raw": raw,
         "error": None,
         "kind": None,
-        **call_tokens(state["messages"], schema, raw),
+        "schema": dialect,
+        **call_tokens(state["messages"], billed_schema, raw),
         "provider_usage": usage,
     }
     if rejection is not None:
