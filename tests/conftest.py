@@ -1,8 +1,15 @@
-"""Test-wide settings: no tracing to LangSmith (no test points at a real endpoint)."""
+"""Test-wide settings: no tracing to LangSmith (no test points at a real endpoint), and Ctrl-C
+delivered to the games the tests start."""
 
 from __future__ import annotations
 
 import os
+import signal
 
 os.environ["LANGSMITH_TRACING"] = "false"
 os.environ["LANGCHAIN_TRACING_V2"] = "false"
+
+# A shell without job control starts background commands with SIGINT ignored, and every process
+# they start inherits that; the Ctrl-C tests need their games to receive it, as in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
