@@ -54,7 +54,14 @@ def test_phases_appear_in_the_drawing() -> None:
 
 def test_context_schema_is_json_for_studio() -> None:
     schema = _load_by_path().get_context_jsonschema()
-    assert set(schema["properties"]) == {"model", "seat_models", "max_retries", "policy", "text_limits"}
+    assert set(schema["properties"]) == {
+        "model",
+        "seat_models",
+        "max_retries",
+        "policy",
+        "summariser",
+        "text_limits",
+    }
     assert [kind["type"] for kind in schema["properties"]["model"]["anyOf"]] == ["string", "object"]
     json.dumps(schema)
 

@@ -304,6 +304,26 @@ class TextTruncated(PlayerNote):
     limit: int
 
 
+class ColdSummary(EventBase):
+    """A model-written summary of the public record of Days 1 to ``through``, checked against the
+    log before it was logged (``context.summary``); prompts show it in place of those days."""
+
+    type: Literal["cold_summary"] = "cold_summary"
+    through: int
+    text: str
+    summariser: str
+
+
+class SummaryFallback(EventBase):
+    """A summary that could not be used (the summariser failed, answered badly or dropped an engine
+    fact): the days it was to cover stay in the deterministic compression."""
+
+    type: Literal["summary_fallback"] = "summary_fallback"
+    through: int
+    reason: str
+    summariser: str
+
+
 class GameOver(EventBase):
     """The game has ended: the winner, why, and every role revealed."""
 
@@ -331,6 +351,8 @@ Event = Annotated[
     | Thought
     | Fallback
     | TextTruncated
+    | ColdSummary
+    | SummaryFallback
     | GameOver,
     Field(discriminator="type"),
 ]
@@ -353,6 +375,8 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     Thought,
     Fallback,
     TextTruncated,
+    ColdSummary,
+    SummaryFallback,
     GameOver,
 )
 

@@ -14,12 +14,14 @@ from mafia.context.compression import PENDING, line_claims
 from mafia.context.extraction import extract
 from mafia.context.safety import quote_text
 from mafia.context.transcript import RoundEntry
+from mafia.events import ColdSummary
 from mafia.prompts import anchors
 from mafia.schemas import CompressedRoundSummary, DayRoundTranscript, SpeechLine
 
 NO_ROUNDS = "No day has been played yet."
 COMPRESSED_LABEL = "Earlier days, one line each (facts only):"
 VERBATIM_LABEL = "Recent days, in full:"
+STORY = "Story:"
 
 
 def speech_line(line: SpeechLine) -> str:
@@ -118,6 +120,23 @@ def claims_ledger(entries: Sequence[RoundEntry]) -> str:
     return "\n".join(["Role claims so far:", *(lines or [anchors.NONE])])
 
 
+def summary_lines(text: str) -> list[str]:
+    """A checked summary as prompt lines: its day lines, and its story quoted as model text."""
+    out: list[str] = []
+    for line in (x.strip() for x in text.split("\n")):
+        if not line:
+            continue
+        if line.startswith(STORY):
+            out.append(f'{STORY} "{quote_text(line.removeprefix(STORY).strip())}"')
+        else:
+            out.append(line)
+    return out
+
+
+def summary_label(through: int) -> str:
+    return f"Summary of Days 1-{through}, model-written and checked against the log:"
+
+
 def transcript_body(
     compressed: Sequence[RoundEntry],
     verbatim: Sequence[RoundEntry],
@@ -125,11 +144,15 @@ def transcript_body(
     all_rounds: Sequence[RoundEntry],
     trimmed_speeches: int = 0,
     ledger: bool = True,
+    summary: ColdSummary | None = None,
 ) -> str:
-    """The transcript: compressed days, then recent days in full, then the claims ledger."""
+    """The transcript: the summary of the oldest days (policies with summaries), compressed days,
+    then recent days in full, then the claims ledger."""
     if not compressed and not verbatim:
         return NO_ROUNDS
     blocks: list[str] = []
+    if summary is not None:
+        blocks.append("\n".join([summary_label(summary.through), *summary_lines(summary.text)]))
     if compressed:
         lines = [COMPRESSED_LABEL]
         for entry in compressed:

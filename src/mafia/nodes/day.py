@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.runtime import Runtime
+
 from mafia.actions import ActionKind
 from mafia.events import (
     Ballot,
@@ -21,8 +23,11 @@ from mafia.events import (
     Speech,
     VoteRound,
 )
-from mafia.nodes.common import dump, readable, since_daybreak, table
+from mafia.nodes.common import dump, parsed_log, readable, since_daybreak, table
+from mafia.nodes.summary import dawn_summary
+from mafia.prompt_pack import last_record, pack_all
 from mafia.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
+from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, GameState
 
 
@@ -39,8 +44,9 @@ def last_night_death(state: GameState) -> str | None:
     return death
 
 
-def day_start(state: GameState) -> dict[str, Any]:
-    """Open the next day: announce the night's death and fix the speaking order (or end in a draw)."""
+def day_start(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """Open the next day: announce the night's death and fix the speaking order (or end in a draw);
+    under a policy with summaries, the summary of the days gone cold (``nodes.summary``)."""
     round_ = state["round"] + 1
     if round_ > state["round_cap"]:
         return readable(state, {"winner": "draw", "step": "over"})
@@ -53,6 +59,10 @@ def day_start(state: GameState) -> dict[str, Any]:
         living=t.living,
         speaking_order=order,
     )
+    opened = dump([event])
+    summary_events, records = dawn_summary(
+        [*parsed_log(state["game_id"], state["events"]), event], game_context(runtime), round_
+    )
     update = {
         "round": round_,
         "phase": "day",
@@ -60,8 +70,10 @@ def day_start(state: GameState) -> dict[str, Any]:
         "opener": opener,
         "queue": order,
         "nominees": [],
-        "events": dump([event]),
+        "events": [*opened, *summary_events],
     }
+    if records:
+        update["prompts"] = pack_all(records, last_record(state["game_id"], state["prompts"]))
     return readable(state, update)
 
 
