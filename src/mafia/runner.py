@@ -291,6 +291,7 @@ def run_game(
     out_dir: str | Path | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     thread_id: str | None = None,
+    summariser: ModelLike | None = None,
     on_start: Callable[[str], None] | None = None,
     on_event: Callable[[EventBase], None] | None = None,
     on_prompt: Callable[[JSON], None] | None = None,
@@ -306,12 +307,13 @@ def run_game(
     ``on_start`` receives the run id before the first turn; ``on_event`` and ``on_prompt`` receive
     each event and prompt record as it is logged. Seats whose model is ``"human"`` are people:
     ``human`` answers their turns (``mafia.human``), and without a checkpointer the game is
-    checkpointed in memory, as pausing for them needs.
+    checkpointed in memory, as pausing for them needs. ``summariser`` writes the cold days' summary
+    under a policy with summaries (a model, or ``"seat:N"``; by default ``model``).
     """
     setup = dict(config or {})
     game_config = config_from_input(setup)
     game_id = game_id_for(setup, game_config)
-    context = _context(model, seat_models, policy, max_retries, human)
+    context = _context(model, seat_models, policy, max_retries, human, summariser)
     if checkpointer is None and has_people(context.model, context.seat_models):
         checkpointer = InMemorySaver()
     out = Path(out_dir) if out_dir is not None else None
@@ -338,12 +340,15 @@ def _model_specs(context: GameContext) -> dict[str, Any]:
     def spec(model: ModelLike) -> str:
         return model if isinstance(model, str) else f"<{type(model).__name__}>"
 
-    return {
+    specs = {
         "model": spec(context.model),
         "seat_models": {seat: spec(m) for seat, m in context.seat_models.items()},
         "max_retries": context.max_retries,
         "policy": context.policy.name,
     }
+    if context.summariser is not None:  # only runs that name one record it
+        specs["summariser"] = spec(context.summariser)
+    return specs
 
 
 def read_run_file(folder: Path) -> dict[str, Any]:
@@ -440,6 +445,7 @@ def _context(
     policy: ContextPolicy | None,
     max_retries: int,
     human: Respond | None,
+    summariser: ModelLike | None = None,
 ) -> GameContext:
     """The run's context, checked before any log file is touched."""
     if human is None and has_people(model, seat_models or {}):
@@ -452,6 +458,7 @@ def _context(
         seat_models=dict(seat_models or {}),
         max_retries=max_retries,
         policy=policy or POLICIES[DEFAULT_POLICY],
+        summariser=summariser,
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from mafia.actions import ActionKind
 from mafia.arena.facts import prompt_facts
-from mafia.arena.turns import dead, seats, turn_starts
+from mafia.arena.turns import dead, player_turns, seats, turn_starts
 from mafia.events import EventBase, Thought, VoteRound, roles_from_log
 from mafia.nodes.player import CHOICE_FIELD
 from mafia.rules import SKIP, Role
@@ -24,7 +24,8 @@ def fact_presence(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSON:
     every prompt of the game; ``unplaced`` counts records whose turn the log does not hold."""
     by_age: dict[str, list[int]] = {}
     unplaced = 0
-    for record, start in zip(prompts, turn_starts(events, prompts), strict=True):
+    turns = player_turns(prompts)
+    for record, start in zip(turns, turn_starts(events, turns), strict=True):
         if start is None:
             unplaced += 1
             continue
@@ -72,7 +73,8 @@ def grounding_slips(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSO
     answers = unparsed = named = rated = 0
     choice: Counter[str] = Counter()
     suspicion: Counter[str] = Counter()
-    for record, start in zip(prompts, turn_starts(events, prompts), strict=True):
+    turns = player_turns(prompts)
+    for record, start in zip(turns, turn_starts(events, turns), strict=True):
         if start is None:
             continue
         gone = dead(events[:start])

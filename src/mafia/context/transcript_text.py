@@ -22,6 +22,7 @@ NO_ROUNDS = "No day has been played yet."
 COMPRESSED_LABEL = "Earlier days, one line each (facts only):"
 VERBATIM_LABEL = "Recent days, in full:"
 STORY = "Story:"
+TRIMMED_LABEL = "Earlier speeches, words trimmed for length:"
 
 
 def speech_line(line: SpeechLine) -> str:
@@ -51,7 +52,7 @@ def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str]) -> str:
         if claimed:
             facts.append("claimed " + ", ".join(claimed))
         parts.append(f"{line.speaker} ({'; '.join(facts)})" if facts else line.speaker)
-    return f"Earlier speeches, words trimmed for length: {', '.join(parts)}"
+    return f"{TRIMMED_LABEL} {', '.join(parts)}"
 
 
 def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 0) -> list[str]:

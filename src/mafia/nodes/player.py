@@ -46,12 +46,12 @@ from mafia.answers import (
 from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context
 from mafia.context.extraction import claimed_role
+from mafia.context.recall import RECALL_KIND
 from mafia.events import Fallback, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.human import ask_person, is_human
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
 from mafia.nodes.recall_step import (
-    RECALL_KIND,
     RECALL_TOOL,
     ask_with_recall,
     context_tokens,

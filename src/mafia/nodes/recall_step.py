@@ -21,7 +21,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
 
-from mafia.context.recall import MAX_RECALLS, REFUSED, Recall, answer_text, documents, search
+from mafia.context.recall import MAX_RECALLS, RECALL_KIND, REFUSED, Recall, answer_text, documents, search
 from mafia.context.record import read_view
 from mafia.context.tokens import count_tokens
 from mafia.models.factory import model_settings
@@ -30,7 +30,6 @@ from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, PlayerTurnState
 from mafia.views import player_view
 
-RECALL_KIND = "recall"
 RECALL_TOOL: JSON = {
     "type": "function",
     "function": {**convert_to_openai_tool(Recall)["function"], "name": "recall"},

@@ -1,10 +1,10 @@
 """The house model's use of the ``recall`` tool and its summaries, read from the messages alone.
 
-Recall: on a speech or a vote, when the prompt no longer holds some days in full (they are
-compressed or summarised) or holds archived beliefs, the house searches its record once for what
-its top suspect said and did, then answers with the first hit in its reasoning. Summaries: from
-the summariser's prompt alone it writes the day lines it was asked to keep, after the previous
-summary's, and a story naming the role claims so far, deterministically.
+Recall: on a speech or a vote, when words the prompt once held in full are gone from it (days
+compressed or summarised, today's speeches trimmed to facts, beliefs archived), the house searches
+its record once for what its top suspect said and did, then answers with the first hit in its
+reasoning. Summaries: from the summariser's prompt alone it writes the day lines it was asked to
+keep, after the previous summary's, and a story naming the role claims so far, deterministically.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from mafia.context.memory import ARCHIVED_NOTE
-from mafia.context.transcript_text import COMPRESSED_LABEL, STORY
+from mafia.context.transcript_text import COMPRESSED_LABEL, STORY, TRIMMED_LABEL
 from mafia.models.house.tactics import Decision
 from mafia.prompts import anchors
 
@@ -23,6 +23,8 @@ RECALL_TOOL = "recall"
 SUMMARY_FIELDS = frozenset({"summary"})
 _RECALL_ACTIONS = ("speak", "vote")
 _SUMMARY_MARK = "Summary of Days 1-"
+# What a prompt says when words it once held in full are gone from it.
+OLD_FACTS_GONE = (COMPRESSED_LABEL, _SUMMARY_MARK, TRIMMED_LABEL, ARCHIVED_NOTE)
 _FACTS = "Facts to keep, one line per day:"
 _STORY_WORDS = 120
 
@@ -49,7 +51,7 @@ def recall_query(text: str, action: str, decision: Decision) -> str | None:
     words and nominations on the days the prompt no longer shows in full."""
     if action not in _RECALL_ACTIONS or not decision.suspicions:
         return None
-    if not any(mark in text for mark in (COMPRESSED_LABEL, _SUMMARY_MARK, ARCHIVED_NOTE)):
+    if not any(mark in text for mark in OLD_FACTS_GONE):
         return None
     top = max(decision.suspicions, key=lambda s: s[1])[0]
     return f"{top} speech nominated claims"
