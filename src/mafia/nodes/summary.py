@@ -5,7 +5,8 @@ due, it asks the configured summariser (``GameContext.summariser``: a model, or 
 that seat's model; the table's default model otherwise) once for the whole table, checks the answer
 against the log, and logs either the summary or the fallback with its reason. The call is billed
 and recorded in prompts.jsonl like a player's, as seat 0, player ``summariser``, action ``summary``.
-A provider fault propagates like a player's (the game stops and resumes); a bad answer falls back.
+A provider fault propagates like a player's (the game stops and resumes); a bad answer or any
+other failure of the summariser falls back.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import cast
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.config import get_config
+from openai import APIError
 
 from mafia.actions import ActionBase
 from mafia.answers import encodable, rejection_of
@@ -63,11 +65,14 @@ def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[l
             text = parsed["summary"]
         else:
             reason, kind = "the answer held no summary", "invalid_json"
-    except Exception as exc:
+    except APIError:
+        raise  # a provider fault stops the game as a player's does; the resumed dawn asks again
+    except Exception as exc:  # any other failure of the summariser: the compression stands
         rejection = rejection_of(exc, None)
         if rejection is None:
-            raise
-        reason, kind, raw = rejection.error, rejection.kind.value, raw or rejection.raw
+            reason, kind = f"the summariser failed: {type(exc).__name__}: {exc}"[:200], "error"
+        else:
+            reason, kind, raw = rejection.error, rejection.kind.value, raw or rejection.raw
     if text is not None:
         reason = check_summary(events, text, request.through)
         kind = "dropped_fact" if reason is not None else None
