@@ -25,10 +25,12 @@ from mafia.context.record import read_view
 from mafia.events import DayStarted, EventBase, RoleAssigned, parse_event
 from mafia.models.house import HouseModel
 from mafia.models.house.recalling import OLD_FACTS_GONE
+from mafia.models.settings import ModelSettings
 from mafia.nodes.player import PLAYER_GRAPH
 from mafia.rules import SKIP, Role
 from mafia.runner import run_game
 from mafia.views import player_view
+from openai_server import openai_server
 
 RECALLING = ContextPolicy(recall=True)
 
@@ -251,3 +253,27 @@ def test_layered_keeps_every_call_within_its_token_budget() -> None:
         )
     sizes = [a.get("context_tokens", r["total_tokens"]) for r in records for a in r["attempts"]]
     assert len(sizes) > len(records) and max(sizes) <= 1500
+
+
+def test_recall_works_through_an_openai_compatible_server_and_not_in_json_mode() -> None:
+    records: list[dict[str, Any]] = []
+    with openai_server() as server:
+        tools = ModelSettings(model="openai:local-recall", base_url=server.base_url)
+        run_game(
+            {"seed": 3, "players": 12},
+            model=tools,
+            policy=policy_by_name("layered"),
+            on_prompt=records.append,
+        )
+        asked = [b for b in server.bodies if b.get("tools")]
+        json_only = ModelSettings(model="openai:local-json", base_url=server.base_url, method="json_mode")
+        before = len(server.bodies)
+        run_game({"seed": 3, "players": 7}, model=json_only, policy=policy_by_name("layered"))
+        later = server.bodies[before:]
+    assert any(r.get("recalls") for r in records)
+    assert asked and all({t["function"]["name"] for t in b["tools"]} >= {"recall"} for b in asked)
+    follow_ups = [b for b in asked if any(m["role"] == "tool" for m in b["messages"])]
+    assert follow_ups and all(
+        b["messages"][2]["tool_calls"][0]["function"]["name"] == "recall" for b in follow_ups
+    )
+    assert later and not any(b.get("tools") for b in later)  # json_mode cannot call tools: no recall
