@@ -112,7 +112,7 @@ def recall_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[s
     attempts = list(state["attempts"])
     attempts[-1] = {
         **attempts[-1],
-        "recall": {"query": call["query"], "hits": hits, "refused": made > MAX_RECALLS},
+        "recall": {"query": call["query"], "hits": hits, "refused": made > MAX_RECALLS, "answer": content},
     }
     reply = ToolMessage(content=content, tool_call_id=call["id"], name="recall")
     return {"messages": [*state["messages"], reply], "tool_call": None, "recalls": made, "attempts": attempts}

@@ -54,7 +54,7 @@ def recall_query(text: str, action: str, decision: Decision) -> str | None:
     if not any(mark in text for mark in OLD_FACTS_GONE):
         return None
     top = max(decision.suspicions, key=lambda s: s[1])[0]
-    return f"{top} speech nominated claims"
+    return f"speech of {top}"
 
 
 def use_recall(decision: Decision, answers: Sequence[str]) -> Decision:
