@@ -27,6 +27,7 @@ from mafia.models.house import HouseModel
 from mafia.models.house.recalling import OLD_FACTS_GONE
 from mafia.models.settings import ModelSettings
 from mafia.nodes.player import PLAYER_GRAPH
+from mafia.replay.prompts import turn_calls
 from mafia.rules import SKIP, Role
 from mafia.runner import run_game
 from mafia.views import player_view
@@ -277,3 +278,21 @@ def test_recall_works_through_an_openai_compatible_server_and_not_in_json_mode()
         b["messages"][2]["tool_calls"][0]["function"]["name"] == "recall" for b in follow_ups
     )
     assert later and not any(b.get("tools") for b in later)  # json_mode cannot call tools: no recall
+
+
+def test_a_replay_rebuilds_each_call_with_its_recall_exchange() -> None:
+    model = Searcher(searches=2, query="speech of Player 1")
+    records: list[dict[str, Any]] = []
+    run_game({"seed": 5, "players": 5}, model=model, policy=RECALLING, on_prompt=records.append)
+    by_prompt: dict[str, list[list[BaseMessage]]] = {}
+    for messages, _ in model.seen:  # a turn's calls follow one another; turns may interleave
+        by_prompt.setdefault(str(messages[1].content), []).append(messages)
+    roles = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
+    for record in records:
+        made = by_prompt[record["user"]]
+        rebuilt = turn_calls(record)
+        assert len(rebuilt) == len(made) == 3
+        for call, messages in zip(rebuilt, made, strict=True):
+            assert [role for role, _ in call.messages] == [roles[m.type] for m in messages]
+            sent = [str(m.content) for m in messages if isinstance(m, ToolMessage)]
+            assert [text for role, text in call.messages if role == "tool"] == sent
