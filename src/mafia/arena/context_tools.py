@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from mafia.context.policy import POLICIES
 from mafia.context.recall import RECALL_KIND
 from mafia.context.summary import SUMMARY_ACTION
 from mafia.events import ColdSummary, EventBase, SummaryFallback
@@ -23,9 +24,16 @@ def fallback_reason(reason: str) -> str:
     return reason.split(":")[0].split("(")[0].strip()[:40]
 
 
-def context_tools(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSON:
-    """Recall calls (answered and refused) and the turns that made them, and the summariser's
-    calls, summaries, fallbacks by reason and billed tokens."""
+def budget_of(policy: str) -> int | None:
+    """The token budget of the registered policy called ``policy`` (None: none, or unknown)."""
+    known = POLICIES.get(policy)
+    return known.token_budget if known is not None else None
+
+
+def context_tools(events: Sequence[EventBase], prompts: Sequence[JSON], budget: int | None = None) -> JSON:
+    """Recall calls (answered and refused) and the turns that made them, the summariser's calls,
+    summaries, fallbacks by reason and billed tokens, and under a token ``budget`` the players'
+    calls within it (the prompt and any recall exchange: ``context_tokens``)."""
     turns = [r for r in prompts if r.get("action") != SUMMARY_ACTION]
     searches = [a for r in turns for a in r.get("attempts", []) if a.get("kind") == RECALL_KIND]
     summaries = [r for r in prompts if r.get("action") == SUMMARY_ACTION]
@@ -39,4 +47,13 @@ def context_tools(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSON:
         "summaries": sum(1 for e in events if isinstance(e, ColdSummary)),
         "summary_fallbacks": dict(reasons),
         "summary_billed_tokens": sum(float(r.get("billed_tokens") or 0) for r in summaries),
+        "budget_calls": budget_calls(turns, budget),
     }
+
+
+def budget_calls(turns: Sequence[JSON], budget: int | None) -> dict[str, int]:
+    """The players' calls within ``budget``, and all of them (none counted without a budget)."""
+    if budget is None:
+        return {"within": 0, "calls": 0}
+    sizes = [int(a.get("context_tokens", r["total_tokens"])) for r in turns for a in r.get("attempts", [])]
+    return {"within": sum(size <= budget for size in sizes), "calls": len(sizes)}

@@ -179,6 +179,11 @@ def _deduction(groups: plots.Groups) -> list[str]:
     return table(headers, rows)
 
 
+def _within(counts: Mapping[str, int]) -> str:
+    within, total = counts.get("within", 0), counts.get("calls", 0)
+    return f"{pct(within / total)} of {total}" if total else "no budget"
+
+
 def _context_tools(groups: plots.Groups) -> list[str]:
     rows = []
     for label, g in groups:
@@ -195,6 +200,7 @@ def _context_tools(groups: plots.Groups) -> list[str]:
                 str(t.get("summaries", 0)),
                 kinds(t.get("summary_fallbacks", {})),
                 num(t.get("summary_billed_tokens", 0) / games),
+                _within(t.get("budget_calls", {})),
             ]
         )
     headers = [
@@ -205,6 +211,7 @@ def _context_tools(groups: plots.Groups) -> list[str]:
         "summaries written",
         "summary fallbacks",
         "summariser billed tokens a game",
+        "calls within the token budget",
     ]
     return table(headers, rows)
 
