@@ -12,6 +12,7 @@ from typing import Any
 from mafia.actions import ActionKind
 from mafia.arena.facts import prompt_facts
 from mafia.arena.turns import dead, player_turns, seats, turn_starts
+from mafia.context.recall import RECALL_KIND
 from mafia.events import EventBase, Thought, VoteRound, roles_from_log
 from mafia.nodes.player import CHOICE_FIELD
 from mafia.rules import SKIP, Role
@@ -86,6 +87,8 @@ def grounding_slips(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSO
             else None
         )
         for attempt in record.get("attempts", []):
+            if attempt.get("kind") == RECALL_KIND:  # a search, not an answer
+                continue
             answer = answer_of(str(attempt.get("raw", "")))
             if answer is None:
                 unparsed += 1

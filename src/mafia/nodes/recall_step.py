@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from mafia.context.recall import MAX_RECALLS, RECALL_KIND, REFUSED, Recall, answer_text, documents, search
 from mafia.context.record import read_view
 from mafia.context.tokens import count_tokens
-from mafia.models.factory import model_settings
+from mafia.models.factory import model_settings, provider_call
 from mafia.nodes.common import parsed_log
 from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, PlayerTurnState
@@ -56,7 +56,8 @@ def ask_with_recall(
 ) -> tuple[JSON, JSON | None]:
     """One call offering the answer schema and ``recall`` as tools (one must be called): the
     structured result (``raw``, ``parsed``, ``parsing_error``) and the recall call, if it was one."""
-    raw = model.bind_tools([schema, RECALL_TOOL], tool_choice="any").invoke(messages, config)
+    bound = model.bind_tools([schema, RECALL_TOOL], tool_choice="any")
+    raw = provider_call(model, lambda kwargs: bound.invoke(messages, config, **kwargs), config)
     calls = raw.tool_calls if isinstance(raw, AIMessage) else []
     asked = next((c for c in calls if c["name"] == "recall"), None)
     if asked is not None:
