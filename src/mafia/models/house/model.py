@@ -161,7 +161,7 @@ class HouseModel(BaseChatModel):
             call = ToolCall(name=function["name"], args={"summary": write_summary(text)}, id=None)
             return _message("", [call], text, digest, "tool_calls")
         decision = decide(view, _props(parameters), rng, knobs)
-        query = recall_query(text, view.action, decision) if not recalled else None
+        query = recall_query(text, view, decision) if not recalled else None
         if query is not None and offers_recall(kwargs.get("tools")):
             call = ToolCall(name=RECALL_TOOL, args={"query": query}, id=f"call_{digest.hex()[:20]}_r")
             return _message("", [call], text, digest, "tool_calls")

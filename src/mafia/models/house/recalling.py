@@ -2,9 +2,10 @@
 
 Recall: on a speech or a vote, when words the prompt once held in full are gone from it (days
 compressed or summarised, today's speeches trimmed to facts, beliefs archived), the house searches
-its record once for what its top suspect said and did, then answers with the first hit in its
-reasoning. Summaries: from the summariser's prompt alone it writes the day lines it was asked to
-keep, after the previous summary's, and a story naming the role claims so far, deterministically.
+its record once for what its top suspect said, if no word of that player's is left in the prompt,
+then answers with the first hit in its reasoning. Summaries: from the summariser's prompt alone it
+writes the day lines it was asked to keep, after the previous summary's, and a story naming the
+role claims so far, deterministically.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from mafia.context.memory import ARCHIVED_NOTE
 from mafia.context.transcript_text import COMPRESSED_LABEL, STORY, TRIMMED_LABEL
+from mafia.models.house.prompt_reading import PromptView
 from mafia.models.house.tactics import Decision
 from mafia.prompts import anchors
 
@@ -46,14 +48,16 @@ def offers_recall(tools: Any) -> bool:
     return any(isinstance(t, dict) and t.get("function", {}).get("name") == RECALL_TOOL for t in tools or ())
 
 
-def recall_query(text: str, action: str, decision: Decision) -> str | None:
+def recall_query(text: str, view: PromptView, decision: Decision) -> str | None:
     """What to search for, when an old fact is needed and the prompt lacks it: the top suspect's
-    words and nominations on the days the prompt no longer shows in full."""
-    if action not in _RECALL_ACTIONS or not decision.suspicions:
+    words, when the prompt no longer shows some words in full and holds none of that player's."""
+    if view.action not in _RECALL_ACTIONS or not decision.suspicions:
         return None
     if not any(mark in text for mark in OLD_FACTS_GONE):
         return None
     top = max(decision.suspicions, key=lambda s: s[1])[0]
+    if any(line.speaker == top for line in view.said):
+        return None
     return f"speech of {top}"
 
 
