@@ -116,6 +116,8 @@ class _Hot:
     """Whether the player can recall trimmed words (then a ballot's day may shrink to facts too)."""
     trimmed_speeches: int = 0
     beliefs_squeezed: int = 0
+    plans_dropped: bool = False
+    bare_trimmed: bool = False
     reasonings_dropped: int = 0
     recent_dropped: bool = False
     notes: list[str] = field(default_factory=list)
@@ -149,17 +151,32 @@ class _Hot:
             self.trimmed_speeches += 1
             self.notes.append(f"speech of {speech.speaker} on day {current.round_number}")
             return True
+        # With recall, the player's own plans and the trimmed speeches' readings are one search away.
+        if self.searchable and not self.plans_dropped:
+            self.plans_dropped = True
+            self.notes.append("plans condensed")
+            return True
+        if self.searchable and self.trimmed_speeches and not self.bare_trimmed:
+            self.bare_trimmed = True
+            self.notes.append("accusations and claims of trimmed speeches")
+            return True
         return False
 
     def memory(self, memory: PlayerMemory) -> PlayerMemory:
         """The memory without the reasonings trimmed so far (oldest first) and with the beliefs
         squeezed as far as the budget asked."""
-        if not self.reasonings_dropped and not self.beliefs_squeezed:
+        if not self.reasonings_dropped and not self.beliefs_squeezed and not self.plans_dropped:
             return memory
         kept = memory.recent_reasoning[self.reasonings_dropped :]
         beliefs, archived = squeezed(memory.beliefs, memory.archived_beliefs, self.beliefs_squeezed)
+        plans = "" if self.plans_dropped else memory.strategy_summary
         return memory.model_copy(
-            update={"recent_reasoning": kept, "beliefs": beliefs, "archived_beliefs": archived}
+            update={
+                "recent_reasoning": kept,
+                "beliefs": beliefs,
+                "archived_beliefs": archived,
+                "strategy_summary": plans,
+            }
         )
 
 
@@ -225,6 +242,7 @@ def build_context(
             hot.verbatim,
             all_rounds=manager.entries,
             trimmed_speeches=hot.trimmed_speeches,
+            bare_trimmed=hot.bare_trimmed,
             ledger=policy.claims_ledger,
             summary=summary,
         )

@@ -38,12 +38,14 @@ def last_words_line(line: SpeechLine) -> str:
     return anchors.format_last_words(line.speaker, quote_text(line.text), line.claim)
 
 
-def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str]) -> str:
-    """Speeches dropped under the token budget, kept as facts: nominations, accusations, claims."""
+def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str], bare: bool = False) -> str:
+    """Speeches dropped under the token budget, kept as facts: nominations, accusations, claims
+    (``bare``: nominations only, when the words can be recalled and the claims ledger holds the
+    claims)."""
     parts = []
     for line in lines:
-        accused = extract(line.text, line.speaker, seats).accused
-        claimed = line_claims(line, seats)
+        accused = extract(line.text, line.speaker, seats).accused if not bare else ()
+        claimed = line_claims(line, seats) if not bare else ()
         facts = []
         if line.nomination:
             facts.append(f"nominated {line.nomination}")
@@ -55,7 +57,9 @@ def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str]) -> str:
     return f"{TRIMMED_LABEL} {', '.join(parts)}"
 
 
-def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 0) -> list[str]:
+def verbatim_round(
+    tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 0, bare: bool = False
+) -> list[str]:
     """One round in full: dawn, speeches (the first ``trimmed`` reduced to facts), votes, words."""
     lines = [anchors.format_day_header(tr.round_number)]
     if tr.round_number <= 1 and tr.night_kill is None:
@@ -64,7 +68,7 @@ def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 
         lines.append(anchors.format_night_death(tr.round_number - 1, tr.night_kill))
     lines.append("Speeches:")
     if trimmed:
-        lines.append(trimmed_note(tr.speeches[:trimmed], seats))
+        lines.append(trimmed_note(tr.speeches[:trimmed], seats, bare))
     lines.extend(speech_line(s) for s in tr.speeches[trimmed:])
     if tr.vote_outcome == PENDING:  # the state names the step: the day's lines only grow
         return lines
@@ -144,6 +148,7 @@ def transcript_body(
     *,
     all_rounds: Sequence[RoundEntry],
     trimmed_speeches: int = 0,
+    bare_trimmed: bool = False,
     ledger: bool = True,
     summary: ColdSummary | None = None,
 ) -> str:
@@ -164,7 +169,7 @@ def transcript_body(
         last = len(verbatim) - 1
         for i, entry in enumerate(verbatim):
             if i == last and trimmed_speeches:
-                lines.extend(verbatim_round(entry.transcript, entry.seats, trimmed_speeches))
+                lines.extend(verbatim_round(entry.transcript, entry.seats, trimmed_speeches, bare_trimmed))
             else:
                 lines.extend(entry.lines("verbatim", _verbatim_lines))
         blocks.append("\n".join(lines))
