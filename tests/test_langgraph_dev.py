@@ -35,6 +35,7 @@ def test_studio_sees_the_graph_and_plays_a_game_with_streamed_prompts(server: st
         "seat_models",
         "max_retries",
         "policy",
+        "summariser",
         "text_limits",
     }
 
