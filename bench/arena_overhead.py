@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import TimedHouseModel
+from benchlib import QUICK_FLAG, QUICK_HELP, TimedHouseModel
 from mafia.arena import run_arena
 from mafia.arena.spec import Contestant
 
@@ -42,11 +42,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=16, help="seeds played (default 16)")
     parser.add_argument("--players", type=int, default=7)
+    parser.add_argument(QUICK_FLAG, action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
-    model = TimedHouseModel(seed=0, delay=DELAY)
+    delay = DELAY
+    if args.quick:
+        args.games, args.players, delay = 1, 5, 0.005
+    model = TimedHouseModel(seed=0, delay=delay)
     contestant = Contestant("house-200ms", model)
     with tempfile.TemporaryDirectory() as tmp:
-        run_arena(games=1, players=5, models=[Contestant("warm", TimedHouseModel(seed=0))], out=tmp)
+        if not args.quick:
+            run_arena(games=1, players=5, models=[Contestant("warm", TimedHouseModel(seed=0))], out=tmp)
         common = {"games": args.games, "players": args.players, "models": [contestant], "out": tmp}
         solo = run_arena(**common, concurrency=1, arena_id="solo")
         calls, _ = model.reset()
@@ -56,7 +61,7 @@ def main() -> None:
     solo_sum = sum(own.values())
     arena_wall = arena["run"]["wall_s"]
     slowdown = statistics.median(inside[seed] / own[seed] for seed in own)
-    print(f"games={args.games} players={args.players} delay={DELAY}s concurrency={CONCURRENCY}")
+    print(f"games={args.games} players={args.players} delay={delay}s concurrency={CONCURRENCY}")
     sys.stdout.flush()
     print(f"solo_wall_s={solo_sum:.2f}")
     print(f"arena_wall_s={arena_wall:.2f}")

@@ -23,6 +23,15 @@ from pydantic import PrivateAttr
 import mafia.nodes.player as player_node
 from mafia.models.house import HouseModel
 
+QUICK_FLAG = "--quick"
+QUICK_HELP = "a few small games, for the test suite's smoke run (seconds; the figures mean little)"
+
+
+def quick() -> bool:
+    """Whether the script was asked for its quick mode (``--quick``): every bench has one, which
+    the test suite runs so that no bench can break unnoticed."""
+    return QUICK_FLAG in sys.argv[1:]
+
 
 def timed(func: Callable[..., Any], record: Callable[[float], None]) -> Callable[..., Any]:
     """``func``, handing the seconds every call spends inside it to ``record`` (raising or not)."""

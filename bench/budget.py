@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-import benchlib  # noqa: F401  (puts tests/ on the import path, tracing off)
+from benchlib import QUICK_FLAG, QUICK_HELP
 from mafia.context.policy import ContextPolicy
 from tokens import play
 
@@ -61,7 +61,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seeds", type=int, default=SEEDS, help=f"peer games (default {SEEDS})")
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), help="token budgets")
+    parser.add_argument(QUICK_FLAG, action="store_true", help=QUICK_HELP)
     args = parser.parse_args(argv)
+    if args.quick:
+        args.seeds, args.budgets = 1, args.budgets[:1]
     if args.seeds < 1 or any(b < 1 for b in args.budgets):
         parser.error("--seeds and every budget must be positive")
     free = [play(seed, 8) for seed in range(args.seeds)]

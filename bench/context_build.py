@@ -23,7 +23,7 @@ import random
 import statistics
 import time
 
-import benchlib  # noqa: F401  (puts tests/ on the import path)
+from benchlib import quick
 from logbuilder import LogBuilder, random_speech
 from mafia import views
 from mafia.actions import ActionKind
@@ -31,10 +31,11 @@ from mafia.context import build_context, clear_caches, count_tokens
 from mafia.events import EventBase
 from mafia.rules import SKIP, Role
 
-PLAYERS = 16
-ROUND = 10
+# Quick mode: one 7-seat game to round 3.
+PLAYERS = 7 if quick() else 16
+ROUND = 3 if quick() else 10
 WORDS = 60
-SEEDS = (7, 8, 9)
+SEEDS = (7,) if quick() else (7, 8, 9)
 
 Decision = tuple[int, str, ActionKind]  # (log length at the decision, player, action)
 
@@ -129,9 +130,7 @@ def _run_game(seed: int, cold: bool) -> list[tuple[float, float, float, int]]:
     for length, player, action in decisions:
         if cold:
             clear_caches()
-            views_cache = getattr(views, "_views", None)
-            if views_cache is not None:
-                views_cache.clear()
+            views.clear_cache()
         t0 = time.perf_counter()
         prompt = build_context(events[:length], player, action)
         elapsed = (time.perf_counter() - t0) * 1000

@@ -20,10 +20,11 @@ import threading
 import time
 from pathlib import Path
 
-from benchlib import TimedHouseModel, time_structured_calls
+from benchlib import TimedHouseModel, quick, time_structured_calls
 from mafia.runner import run_game, sqlite_checkpointer
 
-SEEDS = range(1, 7)
+SEEDS = range(1, 2) if quick() else range(1, 7)
+SIZES = (5, 7) if quick() else (7, 16)  # the checkpoint growth compares the larger to the smaller
 
 
 class CallClock:
@@ -74,16 +75,18 @@ def stored_bytes(db: Path) -> int:
 
 
 def main() -> None:
-    run_game({"seed": 0}, model=TimedHouseModel(seed=0))  # warm up imports and caches
-    plain = [engine_ms(7, s, None) for s in SEEDS]
+    if not quick():
+        run_game({"seed": 0}, model=TimedHouseModel(seed=0))  # warm up imports and caches
+    small, large = SIZES
+    plain = [engine_ms(small, s, None) for s in SEEDS]
     print("no checkpointer, ms per call:", " ".join(f"{x[0]:.2f}" for x in plain))
     with tempfile.TemporaryDirectory() as tmp:
         sqlite: list[float] = []
-        per_event: dict[int, list[float]] = {7: [], 16: []}
-        for players in (7, 16):
+        per_event: dict[int, list[float]] = {small: [], large: []}
+        for players in SIZES:
             for seed in SEEDS:
                 ms, _, events, stored = engine_ms(players, seed, Path(tmp) / f"{players}-{seed}.sqlite")
-                if players == 7:
+                if players == small:
                     sqlite.append(ms)
                 per_event[players].append(stored / events)
         print("sqlite, ms per call:", " ".join(f"{x:.2f}" for x in sqlite))
@@ -92,7 +95,7 @@ def main() -> None:
     print(f"engine_ms_per_call_generate={statistics.median(x[1] for x in plain):.2f}")
     print(f"engine_ms_per_call={statistics.median(x[0] for x in plain):.2f}")
     print(f"engine_ms_per_call_sqlite={statistics.median(sqlite):.2f}")
-    growth = statistics.mean(per_event[16]) / statistics.mean(per_event[7])
+    growth = statistics.mean(per_event[large]) / statistics.mean(per_event[small])
     print(f"checkpoint_growth={growth:.2f}")
 
 

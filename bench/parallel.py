@@ -13,16 +13,17 @@ import statistics
 import sys
 import time
 
-from benchlib import critical_path_calls
+from benchlib import critical_path_calls, quick
 from fakes import RandomLegalModel
 from mafia.runner import run_game
 
-DELAY = 0.05
-GAMES = [(7, 1), (7, 2), (10, 3), (16, 4)]
+DELAY = 0.005 if quick() else 0.05
+GAMES = [(5, 1)] if quick() else [(7, 1), (7, 2), (10, 3), (16, 4)]
 
 
 def main() -> None:
-    run_game({"seed": 0}, model=RandomLegalModel(seed=0))  # warm up imports and caches
+    if not quick():
+        run_game({"seed": 0}, model=RandomLegalModel(seed=0))  # warm up imports and caches
     ratios, calls = [], []
     for players, seed in GAMES:
         model = RandomLegalModel(seed=seed, delay=DELAY)

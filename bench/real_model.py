@@ -17,11 +17,14 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import benchlib  # noqa: F401 - puts tests/ on the path
+from benchlib import QUICK_FLAG, QUICK_HELP
 from local_llama import serve
+from openai_server import openai_server
 
 GAME_FILE = """\
 seed = {seed}
@@ -42,10 +45,22 @@ extra_body = {{ repeat_penalty = 1.15 }}
 """
 
 
+@contextmanager
+def _server(args: argparse.Namespace, folder: Path) -> Iterator[str]:
+    """llama-server with the model; in quick mode the test suite's fake OpenAI-compatible server,
+    which answers at once (the same CLI and HTTP path, no model)."""
+    if args.quick:
+        with openai_server() as fake:
+            yield fake.base_url
+        return
+    with serve(parallel=args.parallel, log=folder / "llama-server.log") as url:
+        yield url
+
+
 def play_local_game(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """Serve the model, play one game through the CLI into ``folder``; the figures of the game."""
     out = folder / "runs"
-    with serve(parallel=args.parallel, log=folder / "llama-server.log") as url:
+    with _server(args, folder) as url:
         game_file = folder / "game.toml"
         game_file.write_text(
             GAME_FILE.format(
@@ -114,11 +129,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-tokens", type=int, default=768)
     parser.add_argument("--parallel", type=int, default=4)
     parser.add_argument("--keep", type=Path, default=None, help="keep the logs in this folder")
+    parser.add_argument(QUICK_FLAG, action="store_true", help=QUICK_HELP)
     return parser.parse_args(argv)
 
 
 def main() -> None:
     args = parse_args()
+    if args.quick:
+        args.round_cap = 1
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)

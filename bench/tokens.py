@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import benchlib  # noqa: F401  (puts tests/ on the import path, tracing off)
+from benchlib import QUICK_FLAG, QUICK_HELP, quick
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.context.summary import SUMMARISER as SUMMARY_RECORDS
 from mafia.runner import run_game
@@ -42,8 +42,8 @@ JSON = dict[str, Any]
 PEER_SEEDS = 40
 LONG_SEEDS = 3
 PEER_ROLES = {"mafia": 2, "detective": 1, "doctor": 1}
-LONG_ROUNDS = 10
-LONG_SIZES = (8, 16)
+LONG_ROUNDS = 4 if quick() else 10  # quick mode: short long games
+LONG_SIZES = (8,) if quick() else (8, 16)
 SUMMARISER = "house"
 GROWTH_FROM = 3
 BREAKDOWN_ROUND = 4
@@ -156,7 +156,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--verbatim-rounds", type=int, help="rounds in full (policy's own by default)")
     parser.add_argument("--reasonings", type=int, help="own last reasonings kept verbatim")
     parser.add_argument("--plans", type=int, help="plans kept in the strategy summary")
+    parser.add_argument(QUICK_FLAG, action="store_true", help=QUICK_HELP)
     args = parser.parse_args(argv)
+    if args.quick:
+        args.seeds, args.long_seeds = 1, 1
     if args.seeds < 1 or args.long_seeds < 1:
         parser.error("--seeds and --long-seeds must be 1 or more")
 
@@ -210,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     summaries = [r for g in peer for r in g if r["player"] == SUMMARY_RECORDS]
     print(f"summary_calls_per_game={len(summaries) / len(peer):.2f}")
     if policy.token_budget is not None:
-        games = [*peer, *long[8], *long[16]]
+        games = [*peer, *(game for n in LONG_SIZES for game in long[n])]
         print(f"calls_within_budget={within_budget(games, policy.token_budget):.3f}")
     growths, sent_ratios, billed_ratios = [], [], []
     for n in LONG_SIZES:

@@ -23,8 +23,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-SEEDS = (1, 2, 3, 4)
-PLAYERS = 16
+QUICK = "--quick" in sys.argv[1:]  # one 5-seat game per mode, no warm-up (as benchlib.quick)
+SEEDS = (1,) if QUICK else (1, 2, 3, 4)
+PLAYERS = 5 if QUICK else 16
 ROOT = Path(__file__).resolve().parent.parent
 API_KEY = "lsv2_pt_bench-not-a-real-key"
 
@@ -41,8 +42,9 @@ def child(mode: str, url: str) -> None:
     from mafia import tracing
     from mafia.runner import run_game
 
-    run_game({"players": 7, "seed": 0})
-    tracing.flush(60)
+    if not QUICK:
+        run_game({"players": 7, "seed": 0})
+        tracing.flush(60)
     for seed in SEEDS:
         before = received(url)
         start = time.process_time()
@@ -65,7 +67,11 @@ def run_mode(mode: str, url: str) -> list[dict[str, float]]:
         "MAFIA_TRACE_DETAIL": "graph" if mode == "graph" else "turns",
     }
     out = subprocess.run(
-        [sys.executable, __file__, "--child", mode, url], env=env, capture_output=True, text=True, check=True
+        [sys.executable, __file__, "--child", mode, url, *sys.argv[1:]],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
 

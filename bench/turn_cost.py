@@ -26,11 +26,11 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from benchlib import time_structured_calls, timed
+from benchlib import quick, time_structured_calls, timed
 from fakes import RandomLegalModel
 from mafia.nodes import player as player_node
 from mafia.runner import run_game
-from parallel import GAMES
+from parallel import GAMES  # one small game in quick mode (benchlib.quick)
 
 SEQUENTIAL = ("speak", "defense", "last_words", "night_zero")
 
@@ -83,7 +83,8 @@ def install() -> None:
 
 def main() -> None:
     install()
-    run_game({"seed": 0}, model=RandomLegalModel(seed=0))  # warm up imports and caches
+    if not quick():
+        run_game({"seed": 0}, model=RandomLegalModel(seed=0))  # warm up imports and caches
     PARTS.seconds.clear()
     calls = 0
     wall = 0.0

@@ -3,8 +3,13 @@ logged a few steps."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +28,9 @@ def logs_of(folder: Path) -> dict[str, bytes]:
     }
 
 
-def run_stopped(arena: Path, after_bytes: int, **args: Any) -> JSON:
-    """``run_arena(**args)`` whose games in ``arena`` are stopped (its ``stop`` set) as soon as one
-    of them has logged ``after_bytes`` of events; returns its summary."""
+def run_stopped(arena: Path, after_bytes: int, run: Callable[..., JSON] = run_arena, **args: Any) -> JSON:
+    """``run(**args)`` (an arena, or a tournament) whose games in ``arena`` are stopped (its
+    ``stop`` set) as soon as one of them has logged ``after_bytes`` of events; returns its summary."""
     stop, ended = threading.Event(), threading.Event()
 
     def watch() -> None:
@@ -38,7 +43,24 @@ def run_stopped(arena: Path, after_bytes: int, **args: Any) -> JSON:
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
-        return run_arena(**args, stop=stop)
+        return run(**args, stop=stop)
     finally:
         ended.set()
         watcher.join()
+
+
+def interrupted(args: list[str], folder: Path, after_bytes: int) -> subprocess.CompletedProcess[str]:
+    """``mafia ARGS`` in its own process, sent SIGINT (Ctrl-C) once one of its games under
+    ``folder`` has logged ``after_bytes`` of events; its exit code and output."""
+    mafia = Path(sys.executable).parent / "mafia"
+    env = {**os.environ, "LANGSMITH_TRACING": "false"}
+    proc = subprocess.Popen(
+        [str(mafia), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 120
+    while not any(p.stat().st_size > after_bytes for p in folder.glob("*/games/*/*/seed-*/events.jsonl")):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)

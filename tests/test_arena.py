@@ -4,12 +4,7 @@ summary, resumes after a provider outage, a stop and Ctrl-C, and the named conte
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,7 +13,7 @@ import openai
 import pytest
 from typer.testing import CliRunner
 
-from arena_helpers import LOGS, logs_of, run_stopped
+from arena_helpers import LOGS, interrupted, logs_of, run_stopped
 from mafia.arena import run_arena
 from mafia.arena.spec import ArenaError, Contestant
 from mafia.cli import app
@@ -179,18 +174,9 @@ def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -
         str(tmp_path),
         "--quiet",
     ]
-    mafia = Path(sys.executable).parent / "mafia"
-    env = {**os.environ, "LANGSMITH_TRACING": "false"}
-    proc = subprocess.Popen(
-        [str(mafia), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    deadline = time.monotonic() + 120
-    while not any(p.stat().st_size > 3000 for p in tmp_path.glob("arena-*/games/*/*/seed-*/events.jsonl")):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, (out, err)
+    stopped = interrupted(args, tmp_path, 3000)
+    out, err = stopped.stdout, stopped.stderr
+    assert stopped.returncode == 130, (out, err)
     assert "stopped. Run the same command again to resume the arena." in err and "Traceback" not in err
     (arena,) = tmp_path.glob("arena-*")
     assert not list(arena.glob("games/*/*/seed-*/result.json"))  # every game was stopped mid-way

@@ -413,7 +413,7 @@ GRAPH_CASES: list[tuple[dict[str, object], dict[str, object], list[str]]] = [
 def test_the_graph_refuses_a_bad_run_with_the_command_lines_message(
     setup: dict[str, object], context: dict[str, object], cli_args: list[str], tmp_path: Path
 ) -> None:
-    from mafia.checks import SetupError
+    from mafia.game_settings import SetupError
     from mafia.graph import compile_graph
 
     line = runner.invoke(app, [*cli_args, "--out", str(tmp_path)]).output.strip().removeprefix("error: ")

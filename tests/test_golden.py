@@ -16,7 +16,8 @@ import pytest
 from logbuilder import build_case, context_cases
 from mafia.actions import ActionKind
 from mafia.context import RenderedPrompt, clear_caches
-from mafia.rules import Role
+from mafia.prompts import anchors
+from mafia.rules import SKIP, Role
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = context_cases()
@@ -80,3 +81,53 @@ def test_parallel_builds_match_sequential_ones() -> None:
     for key, prompt in zip(keys, results, strict=True):
         sequential = build_case(CASES[key])
         assert (prompt.system, prompt.user) == (sequential.system, sequential.user)
+
+
+# Value-level checks of the golden prompts no other test reads: who speaks, in which role, what the
+# task asks, its exact options and the role's own facts, checked in the rendered prompt itself (a
+# golden file alone would be regenerated along with a fault).
+P1, P2, P3, P4, P5 = (f"Player {n}" for n in range(1, 6))
+DETECTIVE_RESULT = anchors.format_result(1, P5, "Mafia")
+DOCTOR_HISTORY = "Your protections: Player 3 (night 1)"
+VALUES: dict[tuple[ActionKind, Role], tuple[str, list[str] | None, list[str]]] = {
+    (ActionKind.DEFENSE, Role.DETECTIVE): (
+        P3,
+        None,
+        [DETECTIVE_RESULT, "(tied with Player 4 at 2 votes each)"],
+    ),
+    (ActionKind.DEFENSE, Role.DOCTOR): (P4, None, [DOCTOR_HISTORY, "(tied with Player 3 at 2 votes each)"]),
+    (ActionKind.LAST_WORDS, Role.DOCTOR): (P4, None, [DOCTOR_HISTORY]),
+    (ActionKind.REVOTE, Role.DETECTIVE): (P3, [P2, P5, SKIP], [DETECTIVE_RESULT]),
+    (ActionKind.REVOTE, Role.MAFIA): (P1, [P2, P5, SKIP], [anchors.format_partners([(P5, True)])]),
+    (ActionKind.SPEAK, Role.DETECTIVE): (P3, [P1, P2, P4, P5], [DETECTIVE_RESULT]),
+    (ActionKind.VOTE, Role.DETECTIVE): (P3, [P1, P2, P5, SKIP], [DETECTIVE_RESULT]),
+    (ActionKind.VOTE, Role.DOCTOR): (P4, [P1, P2, P5, SKIP], [DOCTOR_HISTORY]),
+}
+
+
+def value_faults(prompt: RenderedPrompt, action: ActionKind, role: Role) -> list[str]:
+    """How ``prompt`` differs from the values expected of ``action`` for ``role`` (none: it holds them)."""
+    player, options, facts = VALUES[(action, role)]
+    faults = []
+    if (prompt.player, prompt.action) != (player, action):
+        faults.append(f"asks {prompt.player} for {prompt.action.value}")
+    if anchors.format_identity(player, role.value) not in prompt.user:
+        faults.append("identity")
+    *_, task = prompt.user.rsplit(anchors.format_task_header(action.value), 1)
+    found = anchors.TARGETS_LINE.search(task)
+    if (anchors.split_names(found["targets"]) if found else None) != options:
+        faults.append("options")
+    faults += [f"fact {fact!r}" for fact in facts if prompt.user.count(fact) != 1]
+    return faults
+
+
+@pytest.mark.parametrize("key", sorted(VALUES, key=str), ids=str)
+def test_golden_prompt_values(key: tuple[ActionKind, Role]) -> None:
+    assert value_faults(build_case(CASES[key]), *key) == []
+
+
+def test_golden_value_checks_fail_on_a_wrong_prompt() -> None:
+    """A planted fault: the Detective's vote checked against the Doctor's values."""
+    prompt = build_case(CASES[(ActionKind.VOTE, Role.DETECTIVE)])
+    faults = value_faults(prompt, ActionKind.VOTE, Role.DOCTOR)
+    assert faults == ["asks Player 3 for vote", "identity", f"fact {DOCTOR_HISTORY!r}"]

@@ -81,18 +81,21 @@ def test_function_calling_sends_the_schema_as_a_tool() -> None:
     assert all(b["tools"] and b["tool_choice"]["type"] == "function" for b in server.bodies)
 
 
-def _vote(model: Any) -> None:
+def _vote(model: Any, parsed: list[object]) -> None:
+    """One vote call; its parsed answer goes to ``parsed`` (checked on the test's own thread: an
+    assert in this thread could not fail the test)."""
     messages = [
         SystemMessage("You are Player 1. Your role is Town."),
         HumanMessage("[YOUR TASK: VOTE]\nValid targets: Player 2, skip"),
     ]
     out = factory.structured(model, ACTION_SCHEMAS[ActionKind.VOTE]).invoke(messages)
-    assert out["parsed"] is not None
+    parsed.append(out["parsed"])
 
 
 def _calls_at_once(server: OpenAIServer, hold: threading.Event, settings: ModelSettings, wanted: int) -> None:
     model = factory.resolve_model(settings)
-    threads = [threading.Thread(target=_vote, args=(model,)) for _ in range(3)]
+    parsed: list[object] = []
+    threads = [threading.Thread(target=_vote, args=(model, parsed)) for _ in range(3)]
     for thread in threads:
         thread.start()
     deadline = time.monotonic() + 60
@@ -102,6 +105,7 @@ def _calls_at_once(server: OpenAIServer, hold: threading.Event, settings: ModelS
     for thread in threads:
         thread.join(60)
     assert len(server.bodies) == 3
+    assert len(parsed) == 3 and None not in parsed, parsed
 
 
 def test_max_concurrent_caps_the_calls_in_flight_on_a_provider() -> None:

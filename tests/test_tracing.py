@@ -119,7 +119,9 @@ NIGHT = ("night_zero", "mafia_round1", "mafia_round2", "night_kill", "protect", 
 def test_a_sixteen_seat_game_uploads_little(tmp_path: Path) -> None:
     with langsmith_endpoint() as endpoint:
         folder = play(endpoint, tmp_path, "--players", "16", "--seed", "3")
-    assert endpoint.upload_bytes() <= 20_000_000
+    # Measured 1.93 MB of run JSON (README, bench/tracing.py); the event log in any run's traced
+    # data would multiply it, and graph detail's 20 MB would not pass either.
+    assert endpoint.upload_bytes() <= 2_500_000
     assert len(lines(folder / "prompts.jsonl")) + 1 < len(endpoint.runs())
 
 

@@ -6,38 +6,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable
 from pathlib import Path
 
 import typer
 
-from mafia.cli_frame import SettingError
-from mafia.rules import ROLE_FIELDS, GameConfig
+from mafia.game_settings import SettingError
+from mafia.rules import ROLE_FIELDS
 
 CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
-
-
-class SetupError(ValueError):
-    """A run's setup or context refused before the first turn (a run started from Studio, the API
-    or ``graph.invoke``); its message is the line the command line prints for the same fault."""
-
-
-def check_seats(keys: Iterable[str], config: GameConfig, field: str) -> None:
-    """Every per-seat model key is a seat number or a player's name, and no seat is given twice."""
-    names = config.seat_names()
-    seat_of = {**{str(k): k for k in range(1, len(names) + 1)}, **{n: k for k, n in enumerate(names, 1)}}
-    seen: dict[int, str] = {}
-    for key in keys:
-        if key not in seat_of:
-            raise SettingError(
-                f"{field} {key!r}: names no seat; use a seat number 1-{len(names)} or a player's name "
-                f"({', '.join(names)})"
-            )
-        if seat_of[key] in seen:
-            raise SettingError(
-                f"{field}: seat {seat_of[key]} is given twice ({seen[seat_of[key]]!r} and {key!r})"
-            )
-        seen[seat_of[key]] = key
 
 
 def check_out_dir(out: Path) -> None:

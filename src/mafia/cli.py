@@ -25,15 +25,15 @@ from mafia.checkpoints import (
     list_threads,
     open_checkpointer,
 )
-from mafia.checks import check_checkpoint_file, check_out_dir, check_seats, parse_roles
-from mafia.cli_frame import MafiaApp, OneLineErrors, SettingError, ctrl_c_stops_calls
+from mafia.checks import check_checkpoint_file, check_out_dir, parse_roles
+from mafia.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
 from mafia.display import GameView
 from mafia.game_file import GameFile, GameFileError, load_game_file
+from mafia.game_settings import SettingError, check_seats, config_from_input
 from mafia.human import HUMAN, InputClosed, TerminalSeat, has_people, is_human
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.settings import ModelSettings
-from mafia.nodes.setup import config_from_input
 from mafia.replay.command import replay
 from mafia.rules import ConfigError
 from mafia.runner import (
@@ -48,11 +48,13 @@ from mafia.runner import (
     run_game,
     saved_threads,
 )
+from mafia.tournament.cli import tournament_app
 
 app = MafiaApp(
     cls=OneLineErrors, add_completion=False, no_args_is_help=True, help="LLM players play Mafia on LangGraph."
 )
 app.add_typer(arena_app, name="arena")
+app.add_typer(tournament_app, name="tournament")
 Model = str | ModelSettings
 
 

@@ -16,15 +16,10 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
+from mafia.game_settings import SettingError
 from mafia.models.factory import cancel_calls
 
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
-
-
-class SettingError(TyperException):
-    """A bad argument or setting: shown as one ``error:`` line, exit code 2."""
-
-    exit_code = 2
 
 
 class OneLineErrors(TyperGroup):
@@ -44,7 +39,7 @@ class OneLineErrors(TyperGroup):
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         try:
             code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
-        except TyperException as exc:  # typer's usage errors derive from it too
+        except (TyperException, SettingError) as exc:  # typer's usage errors and ours
             if type(exc).__name__ == "NoArgsIsHelpError":  # `mafia` alone: the help text
                 if exc.format_message():  # rich help is already printed and leaves it empty
                     typer.echo(exc.format_message(), err=True)

@@ -25,10 +25,10 @@ from mafia.billing import GameCache
 from mafia.checkpoint_serde import CompressedSerializer
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.events import EventBase, parse_event
+from mafia.game_settings import config_from_input, game_id_for
 from mafia.graph import build_graph
 from mafia.human import Respond, has_people, stream_answering
 from mafia.nodes.common import forget_game
-from mafia.nodes.setup import config_from_input, game_id_for
 from mafia.prompt_pack import unpack_all
 from mafia.runtime import GameContext, ModelLike
 from mafia.state import JSON, InputState, SetupInput

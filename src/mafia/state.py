@@ -63,8 +63,9 @@ Step = Literal[
 on sets it; a turn's answer never does."""
 
 
-class GameState(TypedDict):
-    """The shared state of one game."""
+class GameState(TypedDict, total=False):
+    """The shared state of one game. Before setup it holds only ``setup``; setup writes every other
+    field, so each node after it reads them all (and a node's update, ``GameUpdate``, any of them)."""
 
     setup: SetupInput
     """The setup as given; read by ``setup`` only."""
@@ -106,6 +107,11 @@ class GameState(TypedDict):
     """The player just voted out, who speaks last words next."""
     winner: str | None
     """"mafia", "town" or "draw" once the game is over."""
+
+
+GameUpdate = GameState
+"""What a node of the game graph returns: any of GameState's fields, each typed as the state types
+it, so a misspelt ``step`` or a field the state lacks fails the type check."""
 
 
 class TurnRequest(TypedDict):

@@ -36,8 +36,8 @@ from mafia.actions import ActionKind
 from mafia.context.builder import RenderedPrompt
 from mafia.context.memory import NIGHT_ACTIONS
 from mafia.events import EventBase, GameStarted, RoleAssigned
+from mafia.game_settings import config_from_input, game_id_for
 from mafia.models.settings import ModelSettings
-from mafia.nodes.setup import config_from_input, game_id_for
 from mafia.runtime import GameContext, ModelLike, game_context
 from mafia.state import JSON, TurnRequest
 

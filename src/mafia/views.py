@@ -78,6 +78,11 @@ def forget_game(game_id: str) -> None:
     _views.drop(lambda key: isinstance(key, tuple) and key[0] == game_id)
 
 
+def clear_cache() -> None:
+    """Drop every cached view (cold-build benchmarks)."""
+    _views.drop(lambda key: True)
+
+
 def cached_views() -> int:
     """How many views are cached (what a long run of many games must keep bounded)."""
     return len(_views)

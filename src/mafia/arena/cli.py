@@ -21,9 +21,10 @@ from mafia.arena.spec import (
     label_for,
 )
 from mafia.checks import check_out_dir, parse_roles
-from mafia.cli_frame import SettingError, ctrl_c_stops_calls
+from mafia.cli_frame import ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
 from mafia.game_file import GameFileError, load_game_file
+from mafia.game_settings import SettingError
 from mafia.state import JSON
 
 arena_app = typer.Typer(

@@ -14,7 +14,7 @@ from mafia.arena.facts import prompt_facts
 from mafia.arena.turns import dead, player_turns, seats, turn_starts
 from mafia.context.recall import RECALL_KIND
 from mafia.events import EventBase, Thought, VoteRound, roles_from_log
-from mafia.nodes.player import CHOICE_FIELD
+from mafia.protocol import ACTIONS
 from mafia.rules import SKIP, Role
 
 JSON = dict[str, Any]
@@ -80,7 +80,7 @@ def grounding_slips(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSO
             continue
         gone = dead(events[:start])
         action = ActionKind(record["action"])
-        field = CHOICE_FIELD[action]
+        field = ACTIONS[action].choice_field
         allowed = (
             ballots.get((int(record["round"]), action is ActionKind.REVOTE))
             if action in (ActionKind.VOTE, ActionKind.REVOTE)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from threading import Event
 
@@ -39,12 +40,11 @@ from mafia.arena.spec import (
 )
 from mafia.arena.summary import basic_summary
 from mafia.checkpoints import CHECKPOINT_FILE
-from mafia.checks import check_checkpoint_file, check_seats
-from mafia.cli_frame import SettingError
+from mafia.checks import check_checkpoint_file
 from mafia.context.policy import DEFAULT_POLICY, ContextPolicy, UnknownPolicy, policy_by_name
+from mafia.game_settings import SettingError, check_seats, config_from_input
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.settings import ModelSettings
-from mafia.nodes.setup import config_from_input
 from mafia.rules import ConfigError
 from mafia.runner import RunBusy, RunLock, sqlite_checkpointer
 from mafia.runtime import ModelLike
@@ -144,9 +144,69 @@ def run_arena(
     )
     check_spec(spec)
     arena_id = arena_id or spec.default_id()
+    arena_dir = Path(out) / f"arena-{arena_id}"
+    played = play_games(
+        spec,
+        arena_dir,
+        arena_id,
+        title=f"arena {arena_id}",
+        concurrency=concurrency,
+        server=server,
+        progress=progress,
+        on_start=on_start,
+        stop=stop,
+    )
+    summary = {
+        **basic_summary(arena_dir),
+        "metrics": summarize(arena_dir),
+        "run": {
+            "folder": str(arena_dir),
+            "concurrency": concurrency,
+            "server": server,
+            **played.record(),
+        },
+    }
+    write_json(arena_dir / SUMMARY_FILE, summary)
+    return summary
+
+
+@dataclass(frozen=True)
+class Played:
+    """What one run of an arena's games did: games in all, played now, and those left unfinished
+    with why."""
+
+    games: int
+    played: int
+    unfinished: dict[str, str]
+    wall_s: float
+
+    def record(self) -> JSON:
+        """The run's figures as the summary's ``run`` holds them."""
+        return {
+            "wall_s": round(self.wall_s, 3),
+            "played": self.played,
+            "skipped": self.games - self.played,
+            "unfinished": self.unfinished,
+        }
+
+
+def play_games(
+    spec: ArenaSpec,
+    arena_dir: Path,
+    arena_id: str,
+    *,
+    title: str,
+    concurrency: int = 4,
+    server: str | None = None,
+    progress: bool = False,
+    on_start: Callable[[Path, int], None] | None = None,
+    stop: Event | None = None,
+) -> Played:
+    """Claim ``arena_dir`` for ``spec`` (refused if it holds another ask or another process runs
+    it) and play its unfinished games, ``concurrency`` at once, locally or on ``server``; the
+    progress bar is titled ``title``. See ``run_arena`` for ``on_start`` and ``stop``."""
     if not LABEL.fullmatch(arena_id):
         raise ArenaError(f"--id {arena_id!r}: use {LABEL_HELP}")
-    arena_dir = Path(out) / f"arena-{arena_id}"
     try:
         # One checkpoint file beside the games' folders, named as `mafia play` names its own, so
         # games/ is a folder `mafia runs --out` reads.
@@ -171,27 +231,11 @@ def run_arena(
             play = lambda slot, tally: play_local(slot, spec, saver, tally)  # noqa: E731
         else:
             play = lambda slot, tally: servers.play(slot, spec, tally)  # noqa: E731
-        shown = stack.enter_context(
-            ArenaProgress(f"arena {arena_id}", len(slots), len(slots) - len(pending), progress)
-        )
+        shown = stack.enter_context(ArenaProgress(title, len(slots), len(slots) - len(pending), progress))
         start = time.perf_counter()
         unfinished = _play_all(pending, play, concurrency, shown, servers, stop or Event())
         wall_s = time.perf_counter() - start
-    summary = {
-        **basic_summary(arena_dir),
-        "metrics": summarize(arena_dir),
-        "run": {
-            "folder": str(arena_dir),
-            "wall_s": round(wall_s, 3),
-            "concurrency": concurrency,
-            "server": server,
-            "played": len(pending),
-            "skipped": len(slots) - len(pending),
-            "unfinished": unfinished,
-        },
-    }
-    write_json(arena_dir / SUMMARY_FILE, summary)
-    return summary
+    return Played(len(slots), len(pending), unfinished, wall_s)
 
 
 @contextmanager

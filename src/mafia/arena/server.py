@@ -24,8 +24,8 @@ from langgraph_sdk.schema import RunCreateMetadata, StreamMode
 
 from mafia.arena.game import GameTally, calls_of, clear_unstarted, finish
 from mafia.arena.spec import ArenaError, ArenaSpec, GameSlot, model_record, write_json
+from mafia.game_settings import config_from_input, game_id_for
 from mafia.models.settings import ModelSettings
-from mafia.nodes.setup import config_from_input, game_id_for
 from mafia.runner import RUN_FILE, RunLock, RunLog
 from mafia.state import JSON, InputState
 

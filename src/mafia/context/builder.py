@@ -10,10 +10,13 @@ counted exactly (o200k_base).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel
 
 from mafia.actions import ActionKind
 from mafia.context import extraction, safety, sections, tokens, transcript
@@ -33,6 +36,27 @@ from mafia.schemas import PlayerMemory
 from mafia.views import player_view
 
 SEPARATOR = "\n\n"
+
+
+def prompt_messages(prompt: Mapping[str, Any]) -> list[BaseMessage]:
+    """The chat messages of a rendered prompt (its ``system`` and ``user`` texts, as a prompt
+    record holds them): the one place a prompt becomes the messages sent."""
+    return [SystemMessage(content=prompt["system"]), HumanMessage(content=prompt["user"])]
+
+
+def schema_note(schema: type[BaseModel]) -> str:
+    """The instruction that carries the answer schema when the server only enforces JSON."""
+    text = json.dumps(schema.model_json_schema(), ensure_ascii=False, separators=(",", ":"))
+    return (
+        "Answer with one JSON object and nothing else (no prose, no code fence). "
+        f"It must match this JSON schema:\n{text}"
+    )
+
+
+def with_schema_note(system: str, schema: type[BaseModel]) -> str:
+    """The system message closed by the schema note (``json_mode``): it stays stable across a
+    player's calls, so a provider's prefix cache still hits, and the prompt record holds it."""
+    return f"{system}{SEPARATOR}{schema_note(schema)}"
 
 
 def clear_caches() -> None:
@@ -75,7 +99,7 @@ class RenderedPrompt:
 
     def messages(self) -> list[BaseMessage]:
         """The chat messages to send: the table's system prompt, then the player's user prompt."""
-        return [SystemMessage(content=self.system), HumanMessage(content=self.user)]
+        return prompt_messages({"system": self.system, "user": self.user})
 
     def token_counts(self) -> list[tuple[str, int]]:
         """(section name, tokens) for the prompts log, in prompt order."""

@@ -15,14 +15,10 @@ from mafia.actions import ActionKind
 from mafia.context.memory import NIGHT_ACTIONS
 from mafia.context.record import GameRecord, RoundRecord
 from mafia.events import MafiaDiscussion, NightZeroStrategy, Speech, VoteRound
+from mafia.protocol import ACTIONS, Board
 from mafia.rules import (
     Role,
-    ballot_options,
     consensus_threshold,
-    investigation_targets,
-    night_kill_targets,
-    nomination_targets,
-    protection_targets,
 )
 
 VOTE_ACTIONS = frozenset({ActionKind.VOTE, ActionKind.REVOTE})
@@ -144,22 +140,13 @@ class Situation:
     def targets(self) -> list[str] | None:
         """The legal choices of this action, or None when it has no target: the engine's own list
         when it gave one (the list the answer is checked against), else the rules' from the view."""
-        action = self.action
         if self.options is not None:
             return list(self.options) if self.options else None
-        if action is ActionKind.SPEAK:
-            return nomination_targets(self.living, self.me)
-        if action is ActionKind.VOTE:
-            return ballot_options(self.nominees)
-        if action is ActionKind.REVOTE:
-            return ballot_options(self.tied)
-        if action in (ActionKind.MAFIA_ROUND1, ActionKind.MAFIA_ROUND2, ActionKind.NIGHT_KILL):
-            return night_kill_targets(self.living, self.mafia or [self.me])
-        if action is ActionKind.PROTECT:
-            return protection_targets(self.living)
-        if action is ActionKind.INVESTIGATE:
-            return investigation_targets(self.living, self.me)
-        return None
+        targets = ACTIONS[self.action].targets
+        if targets is None:
+            return None
+        view = Board(self.living, self.me, self.mafia, self.nominees, self.tied)
+        return targets(view)
 
     @property
     def keeps_current_round(self) -> bool:

@@ -1,8 +1,9 @@
 """The task that ends every prompt: what to do now, the constraints, valid targets, what to answer.
 
-One template per action under prompts/tasks/. The nomination rule appears only in the speech task;
-night-kill targets exclude every Mafia member; last words carry the game_over hint when the engine
-says the elimination ends the game.
+One template per action under prompts/tasks/ (named, with its answer line, in the action's row of
+mafia.protocol); the values each template takes are computed here. The nomination rule appears
+only in the speech task; night-kill targets exclude every Mafia member; last words carry the
+game_over hint when the engine says the elimination ends the game.
 """
 
 from __future__ import annotations
@@ -14,24 +15,7 @@ from mafia.context.sections import ordinal
 from mafia.context.situation import Situation
 from mafia.prompts import anchors
 from mafia.prompts.templates import render
-
-_NO_TEXT = "; text null."
-_CLAIM = "claim (the role you claim, or null)"
-_ANSWER = {
-    ActionKind.SPEAK: f"Answer: text (your speech), choice (whom you nominate, or null), {_CLAIM}.",
-    ActionKind.VOTE: "Answer: choice (your ballot)" + _NO_TEXT,
-    ActionKind.REVOTE: "Answer: choice (your ballot)" + _NO_TEXT,
-    ActionKind.DEFENSE: f"Answer: text (your defense), {_CLAIM}; choice null.",
-    ActionKind.LAST_WORDS: f"Answer: text (your last words), {_CLAIM}; choice null.",
-    ActionKind.NIGHT_ZERO: "Answer: text (your plan); choice null.",
-    ActionKind.MAFIA_ROUND1: "Answer: choice (your proposal), text (your message to partners).",
-    ActionKind.MAFIA_ROUND2: "Answer: choice (your final choice)" + _NO_TEXT,
-    ActionKind.NIGHT_KILL: "Answer: choice (the kill)" + _NO_TEXT,
-    ActionKind.PROTECT: "Answer: choice (whom you protect)" + _NO_TEXT,
-    ActionKind.INVESTIGATE: "Answer: choice (whom you investigate)" + _NO_TEXT,
-}
-"""The task's last line: which of the answer's text and choice it asks for (the schema's field
-descriptions say how to fill every field)."""
+from mafia.protocol import ACTIONS
 
 
 def _targets(s: Situation) -> str:
@@ -146,10 +130,10 @@ _VALUES: dict[ActionKind, Callable[[Situation], dict[str, str]]] = {
 
 def task(s: Situation) -> str:
     """The task section for the situation's action (header, constraints, targets, what to answer)."""
-    values = _VALUES[s.action](s)
+    spec = ACTIONS[s.action]
     return render(
-        f"tasks/{s.action.value}",
+        spec.template,
         header=anchors.format_task_header(s.action.value),
-        answer=_ANSWER[s.action],
-        **values,
+        answer=spec.answer,
+        **_VALUES[s.action](s),
     )

@@ -1,7 +1,8 @@
 """Model factory: turn a model spec and its settings into a LangChain chat model, and call it for
 structured answers.
 
-Specs: ``house`` or ``house:SEED`` (the built-in offline model), ``openai:MODEL`` (any
+Specs: ``house`` or ``house:SEED`` (the built-in offline model; its weaker variants ``house-sloppy``
+and ``random-legal`` take a seed the same way), ``openai:MODEL`` (any
 OpenAI-compatible server, through ``base_url`` or ``OPENAI_BASE_URL``), or any ``provider:model``
 string that ``init_chat_model`` understands with its provider package installed. A spec alone gets
 the default ``ModelSettings``; a model built here keeps its settings, which decide how each
@@ -11,22 +12,21 @@ structured call is made (output limit per action, concurrency cap, schema in the
 from __future__ import annotations
 
 import contextvars
-import json
 import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, SystemMessage
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
 from pydantic import ValidationError
 
 from mafia.actions import ActionBase
+from mafia.models.house.variants import SKILLS, house_variant
 from mafia.models.settings import LOCAL_API_KEY, ModelSettings
 from mafia.rules import SEED_MAX, SEED_MIN
 
@@ -48,13 +48,17 @@ _structured: OrderedDict[tuple[int, type[ActionBase]], tuple[BaseChatModel, Stru
 STRUCTURED_CACHE_SIZE = 256
 _lock = threading.RLock()  # building a model takes it again for the provider's shared limits
 
-SPEC_HELP = "use 'house', 'house:SEED', 'openai:MODEL' or 'PROVIDER:MODEL' (init_chat_model)"
+SPEC_HELP = (
+    "use 'house', 'house:SEED' (or 'house-sloppy', 'random-legal', with ':SEED' too), 'openai:MODEL' "
+    "or 'PROVIDER:MODEL' (init_chat_model)"
+)
 
 
 def parse_house_seed(spec: str) -> int | None:
-    """The seed of a ``house[:SEED]`` spec, or None if the spec names another model."""
+    """The seed of a ``house[:SEED]`` spec (or of a house variant's), or None if the spec names
+    another model."""
     name, _, seed = spec.partition(":")
-    if name != "house":
+    if name not in SKILLS:
         return None
     if not seed:
         return 0
@@ -80,9 +84,7 @@ def build_model(spec: str | ModelSettings) -> BaseChatModel:
     settings = settings_for(spec)
     seed = parse_house_seed(settings.model)
     if seed is not None:
-        from mafia.models.house import HouseModel
-
-        return HouseModel(seed=seed)
+        return house_variant(settings.model.partition(":")[0], seed)
     provider, sep, name = settings.model.partition(":")
     if not sep or not provider or not name:
         raise ModelSpecError(f"model {settings.model!r}: {SPEC_HELP}")
@@ -213,8 +215,8 @@ class StructuredCall:
     Same contract as ``with_structured_output(schema, include_raw=True)``, but the model's own
     ``llm | parser`` sequence is run step by step: the include_raw wrapper starts a thread pool
     on every call, which costs more than a whole turn of the engine. A model built from settings
-    is called with its per-action output limit, within its provider's concurrency cap, and in
-    ``json_mode`` with the schema stated at the end of the system message.
+    is called with its per-action output limit and within its provider's concurrency cap (in
+    ``json_mode`` the prompt itself states the schema: see ``states_schema``).
     """
 
     def __init__(
@@ -222,9 +224,6 @@ class StructuredCall:
     ) -> None:
         self.settings = settings
         self.gate = _gate(settings) if settings is not None else None
-        self.schema_note = (
-            _schema_note(schema) if settings is not None and settings.method == "json_mode" else None
-        )
         method: dict[str, Any] = (
             {"method": settings.method} if settings is not None and settings.method else {}
         )
@@ -243,8 +242,6 @@ class StructuredCall:
     ) -> dict[str, Any]:
         """Ask for one answer. ``action`` (by default the turn's ``action`` run metadata, which
         the player turn sets) picks the output limit."""
-        if self.schema_note is not None:
-            messages = _with_note(messages, self.schema_note)
         if self.gate is None:
             return self._call(messages, config, action)
         with self.gate:
@@ -346,23 +343,11 @@ def _direct(call: Callable[[], Any]) -> Any:
     return call()
 
 
-def _schema_note(schema: type[ActionBase]) -> str:
-    """The instruction that carries the answer schema when the server only enforces JSON."""
-    text = json.dumps(schema.model_json_schema(), ensure_ascii=False, separators=(",", ":"))
-    return (
-        "Answer with one JSON object and nothing else (no prose, no code fence). "
-        f"It must match this JSON schema:\n{text}"
-    )
-
-
-def _with_note(messages: Any, note: str) -> Any:
-    """``messages`` with ``note`` closing the system message (which stays stable across a player's
-    calls, so a provider's prefix cache still hits), or opening the conversation without one."""
-    if not isinstance(messages, Sequence) or not all(isinstance(m, BaseMessage) for m in messages):
-        return messages
-    if messages and isinstance(messages[0], SystemMessage) and isinstance(messages[0].content, str):
-        return [SystemMessage(f"{messages[0].content}\n\n{note}"), *messages[1:]]
-    return [SystemMessage(note), *messages]
+def states_schema(model: BaseChatModel) -> bool:
+    """Whether ``model`` is called in ``json_mode``: the server enforces JSON only, so the prompt's
+    system message states the schema (context/builder.py renders that note)."""
+    settings = model_settings(model)
+    return settings is not None and settings.method == "json_mode"
 
 
 def _without_schema_metadata(llm: Runnable[Any, Any]) -> Runnable[Any, Any]:

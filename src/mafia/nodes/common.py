@@ -4,13 +4,13 @@ readable fields of the state."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, cast
+from typing import cast
 
 from mafia.actions import ActionKind
 from mafia.events import EventBase, dump_event, parse_event
 from mafia.prefix_cache import PrefixCache
 from mafia.rules import Role, Seat, Table
-from mafia.state import JSON, GameState, Step, TurnRequest
+from mafia.state import JSON, GameState, GameUpdate, Step, TurnRequest
 from mafia.views import forget_game as forget_views
 
 
@@ -113,7 +113,7 @@ def _next_turn(state: GameState) -> str:
     return f"Day {state['round'] + 1} begins"
 
 
-def readable(state: GameState, update: dict[str, Any]) -> dict[str, Any]:
+def readable(state: GameState, update: GameUpdate) -> GameUpdate:
     """``update`` with the fields a person reads in Studio's state panel: the current day or night,
     who is alive and whose turn comes next (derived from the state after ``update``)."""
     after = cast(GameState, {**state, **{k: v for k, v in update.items() if k not in ("events", "prompts")}})

@@ -1,17 +1,14 @@
-"""Day phase nodes: night zero's strategies, the day's opening, speeches, votes, defenses, last words.
+"""The day's appliers: its opening, speeches, votes, defenses and last words, as typed updates.
 
-Each phase node sets ``step`` for the routers in graph.py; the ``record_*`` functions apply one
-sequential turn and the tallies a vote's ballots, inside the turn nodes (nodes/turns.py). The rules
-themselves live in mafia.rules.
+``day_start`` is a bookkeeping step; the ``record_*`` functions apply one turn and the tallies a
+vote's ballots, as the protocol table (mafia.protocol) says, inside the turn nodes (nodes/turns.py).
+Each sets ``step`` for the routers. The rules themselves live in mafia.rules.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
-from mafia.actions import ActionKind
 from mafia.events import (
     Ballot,
     Count,
@@ -19,22 +16,14 @@ from mafia.events import (
     DefenseSpeech,
     Elimination,
     LastWords,
-    NightZeroStrategy,
     Speech,
     VoteRound,
 )
 from mafia.nodes.common import dump, parsed_log, readable, since_daybreak, table
-from mafia.nodes.summary import dawn_summary
 from mafia.prompt_pack import last_record, pack_all
 from mafia.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
 from mafia.runtime import GameContext, game_context
-from mafia.state import JSON, GameState
-
-
-def record_night_zero(state: GameState, turn: JSON) -> dict[str, Any]:
-    """Record a Mafia member's night-zero strategy; the next Mafia sees it."""
-    strategy = NightZeroStrategy(round=0, speaker=turn["player"], strategy=turn["text"] or "")
-    return {"events": dump([strategy]), "queue": [q for q in state["queue"] if q != turn["player"]]}
+from mafia.state import JSON, GameState, GameUpdate
 
 
 def last_night_death(state: GameState) -> str | None:
@@ -44,7 +33,7 @@ def last_night_death(state: GameState) -> str | None:
     return death
 
 
-def day_start(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
     """Open the next day: announce the night's death and fix the speaking order (or end in a draw);
     under a policy with summaries, the summary of the days gone cold (``nodes.summary``)."""
     round_ = state["round"] + 1
@@ -59,25 +48,28 @@ def day_start(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]
         living=t.living,
         speaking_order=order,
     )
-    opened = dump([event])
+    # The summariser's call needs the context package, which reads the protocol table this module
+    # is part of: imported when a day opens.
+    from mafia.nodes.summary import dawn_summary
+
     summary_events, records = dawn_summary(
         [*parsed_log(state["game_id"], state["events"]), event], game_context(runtime), round_
     )
-    update = {
+    update: GameUpdate = {
         "round": round_,
         "phase": "day",
         "step": "speeches",
         "opener": opener,
         "queue": order,
         "nominees": [],
-        "events": [*opened, *summary_events],
+        "events": [*dump([event]), *summary_events],
     }
     if records:
         update["prompts"] = pack_all(records, last_record(state["game_id"], state["prompts"]))
     return readable(state, update)
 
 
-def record_speech(state: GameState, turn: JSON) -> dict[str, Any]:
+def record_speech(state: GameState, turn: JSON) -> GameUpdate:
     """Record a speech and its nomination; the next speaker sees it."""
     nomination = turn["choice"]
     speech = Speech(
@@ -97,10 +89,10 @@ def record_speech(state: GameState, turn: JSON) -> dict[str, Any]:
     }
 
 
-def _vote_round(state: GameState, action: ActionKind, result: VoteResult, turns: list[JSON]) -> VoteRound:
+def _vote_round(state: GameState, revote: bool, result: VoteResult, turns: list[JSON]) -> VoteRound:
     return VoteRound(
         round=state["round"],
-        revote=action is ActionKind.REVOTE,
+        revote=revote,
         nominees=list(state["nominees"]),
         ballots=[Ballot(voter=t["player"], target=t["choice"]) for t in turns],
         counts=[Count(option=o, votes=n) for o, n in result.counts],
@@ -110,16 +102,24 @@ def _vote_round(state: GameState, action: ActionKind, result: VoteResult, turns:
     )
 
 
-def tally(state: GameState, action: ActionKind, turns: list[JSON]) -> dict[str, Any]:
-    """Resolve a vote (or the revote among the tied) from its ballots in seat order: an
-    elimination, a tie going to defense and revote (a tied revote eliminates no one), or nothing."""
+def tally_vote(state: GameState, turns: list[JSON]) -> GameUpdate:
+    """Resolve the day's vote from its ballots in seat order."""
+    return _tally(state, False, turns)
+
+
+def tally_revote(state: GameState, turns: list[JSON]) -> GameUpdate:
+    """Resolve the revote among the tied from its ballots in seat order."""
+    return _tally(state, True, turns)
+
+
+def _tally(state: GameState, revote: bool, turns: list[JSON]) -> GameUpdate:
+    """A vote's outcome: an elimination, a tie going to defense and revote (a tied revote
+    eliminates no one), or nothing."""
     ballots = {t["player"]: t["choice"] for t in turns}
-    if action is ActionKind.VOTE:
-        result = resolve_vote(ballots, state["nominees"])
-    else:
-        result = resolve_revote(ballots, state["nominees"])
-    events = dump([_vote_round(state, action, result, turns)])
-    update: dict[str, Any] = {"step": "night", "queue": []}
+    resolve = resolve_revote if revote else resolve_vote
+    result = resolve(ballots, state["nominees"])
+    events = dump([_vote_round(state, revote, result, turns)])
+    update: GameUpdate = {"step": "night", "queue": []}
     if result.eliminated is not None:
         events += dump([Elimination(round=state["round"], player=result.eliminated)])
         update |= {
@@ -134,7 +134,7 @@ def tally(state: GameState, action: ActionKind, turns: list[JSON]) -> dict[str, 
     return {**update, "events": events}
 
 
-def record_defense(state: GameState, turn: JSON) -> dict[str, Any]:
+def record_defense(state: GameState, turn: JSON) -> GameUpdate:
     """Record a tied player's defense."""
     event = DefenseSpeech(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")
@@ -142,7 +142,7 @@ def record_defense(state: GameState, turn: JSON) -> dict[str, Any]:
     return {"events": dump([event]), "queue": [q for q in state["queue"] if q != turn["player"]]}
 
 
-def record_last_words(state: GameState, turn: JSON) -> dict[str, Any]:
+def record_last_words(state: GameState, turn: JSON) -> GameUpdate:
     """Record the eliminated player's last words."""
     event = LastWords(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")

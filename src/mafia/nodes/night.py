@@ -1,9 +1,7 @@
-"""Night phase nodes: the Mafia's kill protocol, the Doctor and Detective, the night's outcome,
-win checks and the end of the game."""
+"""The night's appliers: night zero's plans, the Mafia's kill protocol, the Doctor and Detective,
+the night's outcome, win checks and the end of the game, as typed updates."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from mafia.actions import ActionKind
 from mafia.events import (
@@ -14,16 +12,31 @@ from mafia.events import (
     MafiaDiscussion,
     MafiaVote,
     NightResolution,
+    NightZeroStrategy,
     RoleReveal,
 )
 from mafia.nodes.common import dump, readable, seats_of, since_daybreak, table
 from mafia.rules import SKIP, KillDecision, Role, agreed_target, resolve_night, resolve_round2
-from mafia.state import JSON, GameState
+from mafia.state import JSON, GameState, GameUpdate
 
 
-def open_night(state: GameState) -> dict[str, Any]:
+def record_night_zero(state: GameState, turn: JSON) -> GameUpdate:
+    """Record a Mafia member's night-zero strategy; the next Mafia sees it."""
+    strategy = NightZeroStrategy(round=0, speaker=turn["player"], strategy=turn["text"] or "")
+    return {"events": dump([strategy]), "queue": [q for q in state["queue"] if q != turn["player"]]}
+
+
+def open_night(state: GameState) -> GameUpdate:
     """Open the night: the living Mafia queue up for Round 1."""
     return {"phase": "night", "step": "mafia_round1", "queue": table(state).with_role(Role.MAFIA)}
+
+
+def record_night_turn(state: GameState, turn: JSON) -> GameUpdate:
+    """Apply one of the night's first turns: the first Mafia proposal (or a lone Mafia's kill) at
+    once; the Doctor's and Detective's turns wait in ``night_turns`` until the night resolves."""
+    if turn["action"] in (ActionKind.MAFIA_ROUND1.value, ActionKind.NIGHT_KILL.value):
+        return record_round1(state, turn)
+    return {"night_turns": [*state["night_turns"], turn]}
 
 
 def _discussion(state: GameState, turn: JSON, coordination_round: int) -> MafiaDiscussion:
@@ -58,7 +71,7 @@ def round1_proposals(state: GameState) -> dict[str, str]:
     return proposals
 
 
-def record_round1(state: GameState, turn: JSON) -> dict[str, Any]:
+def record_round1(state: GameState, turn: JSON) -> GameUpdate:
     """Record a Round 1 proposal (or a lone Mafia's direct choice); settle the kill if agreed."""
     player = turn["player"]
     if turn["action"] == ActionKind.NIGHT_KILL.value:
@@ -68,7 +81,7 @@ def record_round1(state: GameState, turn: JSON) -> dict[str, Any]:
         return {"events": events, "queue": [], "step": "resolve"}
     events = [*dump([_discussion(state, turn, 1)])]
     queue = [q for q in state["queue"] if q != player]
-    update: dict[str, Any] = {"queue": queue, "step": "mafia_round1"}
+    update: GameUpdate = {"queue": queue, "step": "mafia_round1"}
     if not queue:
         proposals = {**round1_proposals(state), player: turn["choice"]}
         agreed = agreed_target(proposals)
@@ -80,7 +93,7 @@ def record_round1(state: GameState, turn: JSON) -> dict[str, Any]:
     return {**update, "events": events}
 
 
-def record_round2(state: GameState, turns: list[JSON]) -> dict[str, Any]:
+def record_round2(state: GameState, turns: list[JSON]) -> GameUpdate:
     """Record every Round 2 choice in seat order and settle the kill (lowest seat breaks a split)."""
     events: list[JSON] = []
     for turn in turns:
@@ -99,7 +112,7 @@ def _kill_target(state: GameState) -> str | None:
     return None
 
 
-def night_resolution(state: GameState) -> dict[str, Any]:
+def night_resolution(state: GameState) -> GameUpdate:
     """Apply the Doctor's protection and the Detective's check, then the kill unless protected."""
     t = table(state)
     events: list[JSON] = []
@@ -142,7 +155,7 @@ def night_resolution(state: GameState) -> dict[str, Any]:
     return readable(state, {"events": events, "dead": dead, "night_turns": [], "step": "dawn"})
 
 
-def check_win(state: GameState) -> dict[str, Any]:
+def check_win(state: GameState) -> GameUpdate:
     """After a death: Town wins with no Mafia left, Mafia at parity; otherwise play on."""
     winner = table(state).winner()
     return readable(state, {"winner": winner, "step": "over"} if winner is not None else {})
@@ -155,7 +168,7 @@ REASONS = {
 }
 
 
-def game_over(state: GameState) -> dict[str, Any]:
+def game_over(state: GameState) -> GameUpdate:
     """End the game: the winner, why, and every role revealed."""
     winner = state["winner"] or "draw"
     reveal = [RoleReveal(player=s.name, role=s.role) for s in seats_of(state)]

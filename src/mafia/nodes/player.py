@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, Literal, cast
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.config import get_config, get_stream_writer
 from langgraph.errors import GraphInterrupt
 from langgraph.func import task
@@ -44,12 +44,12 @@ from mafia.answers import (
     rejection_of,
 )
 from mafia.billing import call_tokens, turn_tokens
-from mafia.context.builder import build_context
+from mafia.context.builder import build_context, prompt_messages, with_schema_note
 from mafia.context.extraction import claimed_role
 from mafia.context.recall import RECALL_KIND
 from mafia.events import Fallback, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.human import ask_person, is_human
-from mafia.models.factory import resolve_model, structured
+from mafia.models.factory import resolve_model, states_schema, structured
 from mafia.nodes.common import parsed_log
 from mafia.nodes.recall_step import (
     RECALL_TOOL,
@@ -62,6 +62,7 @@ from mafia.nodes.recall_step import (
     route_decide,
 )
 from mafia.prompt_pack import pack, unpack
+from mafia.protocol import ACTIONS
 from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
@@ -71,45 +72,16 @@ from mafia.tracing import traced_turn
 # there, and LangGraph would warn about it on every turn.
 warnings.filterwarnings("ignore", message="`durability` has no effect", category=UserWarning)
 
-# The answer field holding each action's choice, and its text field (speech, message or plan).
-_NO_CHOICE = (ActionKind.DEFENSE, ActionKind.LAST_WORDS, ActionKind.NIGHT_ZERO)
-_WITH_TEXT = (
-    ActionKind.SPEAK,
-    ActionKind.DEFENSE,
-    ActionKind.LAST_WORDS,
-    ActionKind.NIGHT_ZERO,
-    ActionKind.MAFIA_ROUND1,
-)
-CHOICE_FIELD: dict[ActionKind, str | None] = {
-    kind: None if kind in _NO_CHOICE else "choice" for kind in ActionKind
-}
-TEXT_FIELD: dict[ActionKind, str | None] = {
-    kind: "text" if kind in _WITH_TEXT else None for kind in ActionKind
-}
-# The actions whose words may publicly claim a role (the answer's ``claim``).
-CLAIM_ACTIONS = (ActionKind.SPEAK, ActionKind.DEFENSE, ActionKind.LAST_WORDS)
-# Legal fallbacks, applied after the last re-ask fails. Votes and kills fall back to skip, the
-# Doctor to protecting themself, the Detective to the lowest-seat candidate, speeches to a pass.
-FALLBACK_TEXT = {
-    ActionKind.SPEAK: "I have nothing to add right now.",
-    ActionKind.DEFENSE: "I am not Mafia. I have nothing more to add.",
-    ActionKind.LAST_WORDS: "Good luck, everyone.",
-    ActionKind.NIGHT_ZERO: "No plan given; follow your instincts.",
-    ActionKind.MAFIA_ROUND1: "No message.",
-}
+# Views of the protocol table's action rows, under the names the answer checks use.
+CHOICE_FIELD: dict[ActionKind, str | None] = {kind: spec.choice_field for kind, spec in ACTIONS.items()}
+TEXT_FIELD: dict[ActionKind, str | None] = {kind: spec.text_field for kind, spec in ACTIONS.items()}
+CLAIM_ACTIONS = tuple(kind for kind, spec in ACTIONS.items() if spec.claims)
+FALLBACK_TEXT = {kind: spec.fallback_text for kind, spec in ACTIONS.items() if spec.fallback_text is not None}
 
 
 def fallback_choice(action: ActionKind, player: str, options: Sequence[str]) -> str | None:
-    """The legal choice applied when a model never gave one (documented per action above)."""
-    if action is ActionKind.SPEAK:
-        return None
-    if action is ActionKind.PROTECT:
-        return player if player in options else options[0]
-    if action is ActionKind.INVESTIGATE:
-        return options[0]
-    if CHOICE_FIELD[action] is None:
-        return None
-    return SKIP
+    """The legal choice applied when a model never gave one (the action's row says which)."""
+    return ACTIONS[action].fallback(player, options)
 
 
 def check_answer(
@@ -159,8 +131,13 @@ def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) ->
         game_over=req["game_over"],
         options=req["options"],
     )
+    spec = game_context(runtime).model_spec(req["player"], req["order"])
+    system = prompt.system
+    if not is_human(spec) and states_schema(resolve_model(spec)):
+        action = ActionKind(req["action"])
+        system = with_schema_note(system, answer_schema(action, req["options"], reask=False))
     plain: JSON = {
-        "system": prompt.system,
+        "system": system,
         "user": prompt.user,
         "tokens": dict(prompt.token_counts()),
         "total_tokens": prompt.total_tokens,
@@ -174,11 +151,6 @@ def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) ->
         "recalls": 0,
         "tool_call": None,
     }
-
-
-def prompt_messages(prompt: JSON) -> list[BaseMessage]:
-    """The chat messages of a rendered prompt: the table's system prompt, the player's user prompt."""
-    return [SystemMessage(content=prompt["system"]), HumanMessage(content=prompt["user"])]
 
 
 def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
@@ -302,11 +274,7 @@ def route_commit(state: PlayerTurnState) -> Literal["decide", "__end__"]:
 
 def text_limit(action: ActionKind, limits: TextLimits) -> int:
     """The longest text kept for ``action``'s text: a speech, a message or a plan."""
-    if action is ActionKind.MAFIA_ROUND1:
-        return limits.message
-    if action is ActionKind.NIGHT_ZERO:
-        return limits.plan
-    return limits.speech
+    return ACTIONS[action].text_limit(limits)
 
 
 def finish_turn(

@@ -1,62 +1,30 @@
-"""Setup: check the run, seat the players, deal roles and personas, open night zero."""
+"""Setup: check the run, seat the players, deal roles and personas, open night zero.
+
+The settings themselves are parsed in mafia.game_settings (``config_from_input`` is re-exported
+here for callers that import it from this module)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from langgraph.runtime import Runtime
 
-from mafia.checks import SetupError, check_seats
-from mafia.cli_frame import SettingError
 from mafia.events import GameStarted, RoleAssigned
+from mafia.game_settings import (
+    SettingError,
+    SetupError,
+    check_seats,
+    config_from_input,
+    game_id_for,
+)
 from mafia.human import is_human
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.nodes.common import dump, readable
 from mafia.personas import deal_personas
-from mafia.rules import (
-    DEFAULT_ROUND_CAP,
-    ConfigError,
-    GameConfig,
-    Role,
-    assign_roles,
-    parse_role_counts,
-    validate_config,
-)
+from mafia.rules import ConfigError, GameConfig, Role, assign_roles
 from mafia.runtime import GameContext, game_context
-from mafia.state import GameState, SetupInput
-
-SETUP_KEYS = ("players", "names", "roles", "seed", "round_cap", "game_id")
-
-
-def config_from_input(raw: SetupInput | Mapping[str, Any]) -> GameConfig:
-    """A validated GameConfig from the user's setup mapping (ConfigError names a bad field)."""
-    unknown = sorted(set(raw) - set(SETUP_KEYS))
-    if unknown:
-        raise ConfigError(unknown[0], f"unknown setting; allowed: {', '.join(SETUP_KEYS)}")
-    for key in ("players", "seed", "round_cap"):
-        if key in raw and (not isinstance(raw[key], int) or isinstance(raw[key], bool)):
-            raise ConfigError(key, f"must be an integer, got {raw[key]!r}")
-    players = int(raw.get("players", 7))
-    names = raw.get("names")
-    roles = raw.get("roles")
-    if names is not None and "players" not in raw:
-        players = len(names)
-    config = GameConfig(
-        players=players,
-        names=tuple(names) if names is not None else None,
-        roles=parse_role_counts(roles, players) if roles is not None else None,
-        seed=int(raw.get("seed", 0)),
-        round_cap=int(raw.get("round_cap", DEFAULT_ROUND_CAP)),
-    )
-    validate_config(config)
-    return config
-
-
-def game_id_for(raw: SetupInput | Mapping[str, Any], config: GameConfig) -> str:
-    """The game's id: given, or derived from the table size and seed (stable across runs)."""
-    given = raw.get("game_id")
-    return str(given) if given else f"game-{config.players}p-seed{config.seed}"
+from mafia.state import GameState, GameUpdate, SetupInput
 
 
 def check_run(raw: SetupInput | Mapping[str, Any], context: GameContext) -> GameConfig:
@@ -78,14 +46,19 @@ def check_run(raw: SetupInput | Mapping[str, Any], context: GameContext) -> Game
     return config
 
 
-def setup(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+def setup(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
     """Check the setup and the run's context (every model, every seat key), then deal the game:
     GameStarted, a private RoleAssigned per player, Mafia queued for night zero.
 
     A bad setup or context fails here, before the first turn, with the command line's message.
     """
     raw = state.get("setup") or {}
-    config = check_run(raw, game_context(runtime))
+    return deal(raw, check_run(raw, game_context(runtime)))
+
+
+def deal(raw: SetupInput | Mapping[str, Any], config: GameConfig) -> GameUpdate:
+    """The game dealt from its checked config: GameStarted, a private RoleAssigned per player, the
+    Mafia queued for night zero (LangGraph-free: a driver over the protocol table deals with it)."""
     game_id = game_id_for(raw, config)
     seats = assign_roles(config)
     personas = deal_personas(config.players, config.seed)
@@ -113,7 +86,7 @@ def setup(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
             for s, persona in zip(seats, personas, strict=True)
         ),
     ]
-    update = {
+    update: GameUpdate = {
         "game_id": game_id,
         "events": dump(events),
         "seats": [{"seat": s.seat, "name": s.name, "role": s.role.value} for s in seats],
@@ -129,4 +102,7 @@ def setup(state: GameState, runtime: Runtime[GameContext]) -> dict[str, Any]:
         "pending_last_words": None,
         "winner": None,
     }
-    return readable(cast(GameState, update), update)
+    return readable(update, update)
+
+
+__all__ = ["check_run", "config_from_input", "deal", "game_id_for", "setup"]

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-# Section headers. Task headers are "[YOUR TASK: SPEAK]" etc. The system message holds IDENTITY,
-# RULES and FIELD_GUIDE (stable for the whole game); the user message opens with TRANSCRIPT (cold
-# before hot, so consecutive prompts share a long prefix), then STATE, MAFIA_INFO, INVESTIGATIONS,
-# RECENT, DEFENSE, MEMORY, and ends with the task.
+# Section headers. Task headers are "[YOUR TASK: SPEAK]" etc. The system message holds RULES alone
+# (the same for every player, all game; the answer schema's field descriptions guide the fields);
+# the user message opens with TRANSCRIPT (cold before hot, so consecutive prompts share a long
+# prefix), then STATE, IDENTITY, MAFIA_INFO, INVESTIGATIONS, RECENT, DEFENSE, MEMORY, and ends
+# with the task.
 IDENTITY = "[YOUR IDENTITY]"
 RULES = "[GAME RULES]"
 STATE = "[CURRENT STATE]"

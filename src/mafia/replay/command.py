@@ -11,9 +11,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from mafia.cli_frame import SettingError
 from mafia.display import GameView
 from mafia.events import EventBase, GameOver, roles_from_log
+from mafia.game_settings import SettingError
 from mafia.replay.page import GENERATOR, render_page
 from mafia.replay.prompts import print_calls, seat_calls, seat_of
 from mafia.replay.run_folder import ReplayError, RunFolder, load_run

@@ -1,0 +1,162 @@
+"""``mafia tournament``: several models at one table from the command line, rated per role;
+``mafia tournament report DIR`` writes the report. Running the same command again resumes a
+stopped tournament, as for an arena."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from mafia.arena.cli import URL, parse_model
+from mafia.arena.spec import SUMMARY_FILE, ArenaError
+from mafia.checks import check_out_dir, parse_roles
+from mafia.cli_frame import ctrl_c_stops_calls
+from mafia.context.policy import DEFAULT_POLICY, POLICIES
+from mafia.game_settings import SettingError
+from mafia.state import JSON
+from mafia.tournament.run import run_tournament
+
+MODEL_HELP = (
+    "A model to seat (repeatable, two or more): a spec (house, house-sloppy, random-legal, house:SEED, "
+    "openai:MODEL...), LABEL=SPEC, or a TOML game file whose \\[model] it takes (labelled by the file's "
+    "name, or LABEL=FILE)."
+)
+
+tournament_app = typer.Typer(
+    invoke_without_command=True,
+    no_args_is_help=True,
+    help="Seat several models at one table, balanced over roles on paired deals, and rate them.",
+)
+
+
+@tournament_app.callback()
+def tournament(
+    ctx: typer.Context,
+    model: Annotated[list[str] | None, typer.Option(help=MODEL_HELP, show_default=False)] = None,
+    games: Annotated[
+        int, typer.Option(help="Games in all: each deal is played once per model, so a multiple of them.")
+    ] = 30,
+    players: Annotated[int, typer.Option(help="Seats at every table (5-16).")] = 8,
+    policy: Annotated[
+        list[str] | None,
+        typer.Option(
+            help=f"Context policy of every seat, one of {', '.join(POLICIES)}.",
+            show_default=DEFAULT_POLICY,
+        ),
+    ] = None,
+    concurrency: Annotated[int, typer.Option(help="Games played at once.")] = 4,
+    seed_start: Annotated[int, typer.Option(help="The first deal's seed; deals take consecutive seeds.")] = 0,
+    roles: Annotated[str | None, typer.Option(help="Role counts, e.g. 'mafia=3,doctor=1'.")] = None,
+    round_cap: Annotated[int | None, typer.Option(help="Rounds before a game is a draw.")] = None,
+    max_retries: Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")] = 2,
+    out: Annotated[
+        Path, typer.Option(help="Folder of the tournament's results (OUT/tournament-<id>/).")
+    ] = Path("runs"),
+    tournament_id: Annotated[
+        str | None,
+        typer.Option(
+            "--id", help="The tournament's id; by default one derived from the arguments.", show_default=False
+        ),
+    ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            help="Play the games on a LangGraph server (e.g. http://127.0.0.1:2024).", show_default=False
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bar; only the result.")] = False,
+) -> None:
+    """Play GAMES games seating every MODEL at each table, CONCURRENCY at once; results, ratings
+    and summary.json go to OUT/tournament-<id>/. Running the same command again resumes a stopped
+    tournament."""
+    if ctx.invoked_subcommand is not None:
+        return
+    console = Console(highlight=False, stderr=True)
+    if server is not None and not URL.fullmatch(server):
+        raise SettingError(f"--server {server!r}: give the server's http:// or https:// URL")
+    if not model or len(model) < 2:
+        raise SettingError(
+            "--model: give two or more models (repeat --model); a tournament seats them together"
+        )
+    if policy is not None and len(policy) > 1:
+        raise SettingError(f"--policy: a tournament plays one context policy; got {', '.join(policy)}")
+    contestants = [parse_model(m) for m in model]
+    role_counts = parse_roles(roles) if roles is not None else None
+    check_out_dir(out)
+
+    def started(folder: Path, total: int) -> None:
+        console.print(
+            f"Tournament {folder.name.removeprefix('tournament-')}: {total} games of {len(contestants)} "
+            f"models at {players} seats, {concurrency} at once; results in {folder}/ "
+            "(run the same command again to resume it)",
+            soft_wrap=True,
+        )
+
+    arguments: dict[str, Any] = {
+        "games": games,
+        "models": contestants,
+        "players": players,
+        "policy": policy[0] if policy else DEFAULT_POLICY,
+        "concurrency": concurrency,
+        "seed_start": seed_start,
+        "out": out,
+        "tournament_id": tournament_id,
+        "roles": role_counts,
+        "round_cap": round_cap,
+        "max_retries": max_retries,
+        "server": server,
+        "progress": not quiet,
+        "on_start": started,
+    }
+    try:
+        with ctrl_c_stops_calls():
+            summary = run_tournament(**arguments)
+    except ArenaError as exc:
+        raise SettingError(str(exc)) from None
+    except KeyboardInterrupt:
+        console.print("stopped. Run the same command again to resume the tournament.", style="bold red")
+        raise typer.Exit(code=130) from None
+    _print_standings(summary)
+    unfinished = summary["run"]["unfinished"]
+    if unfinished:
+        console.print(
+            f"{len(unfinished)} games did not finish; run the same command again to resume them.",
+            style="yellow",
+        )
+        raise typer.Exit(code=1)
+
+
+@tournament_app.command("report")
+def report(
+    folder: Annotated[Path, typer.Argument(help="The tournament's folder (runs/tournament-<id>).")],
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder of the report (default FOLDER/report).", show_default=False),
+    ] = None,
+) -> None:
+    """Write the tournament's report: report.md, ratings.png and standings.json."""
+    from mafia.tournament.report import write_report  # matplotlib only when a report is written
+
+    try:
+        page = write_report(folder, out)
+    except ArenaError as exc:
+        raise SettingError(str(exc)) from None
+    print(f"Report: {page}")
+
+
+def _print_standings(summary: JSON) -> None:
+    """Each model's overall rating, best first, and where the summary is."""
+    console = Console(highlight=False)
+    overall = summary["ratings"]["overall"]
+    for label in sorted(overall, key=lambda m: -overall[m]["mu"]):
+        r = overall[label]
+        console.print(
+            f"{label}: rating {r['mu']:.1f} [{r['low']:.1f}, {r['high']:.1f}]", soft_wrap=True, markup=False
+        )
+    console.print(
+        f"{summary['finished']}/{summary['games']} games; summary: {summary['run']['folder']}/{SUMMARY_FILE}",
+        soft_wrap=True,
+    )

@@ -1,0 +1,103 @@
+"""A tournament's games read back from its folder: for every finished game the side that won,
+each seat's model label and role, and what each model's seats cost (calls, tokens, re-asks,
+fallbacks). The seating comes from arena.json, the roles and the winner from the game's event log,
+the costs from its prompt records; nothing is taken from memory of the run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mafia.arena.logs import read_json, read_jsonl, read_prompts
+from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
+from mafia.state import JSON
+from mafia.tournament.spec import KIND
+
+COSTS = ("calls", "tokens", "billed_tokens", "reasks", "fallbacks")
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """One finished game: its run id, its deal's seed, the winner (town, mafia or draw), each seat's
+    model label and role in seat order, and each model's costs over its seats."""
+
+    game: str
+    seed: int
+    winner: str
+    seats: tuple[tuple[str, str], ...]
+    costs: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def side_of(role: str) -> str:
+    """The side a role plays on: ``mafia`` or ``town`` (Detective, Doctor and Town)."""
+    return "mafia" if role == "Mafia" else "town"
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A tournament folder: its ask (arena.json), its finished games in the ask's order, and the
+    run ids of games without a result."""
+
+    folder: Path
+    request: JSON
+    tables: list[TableResult]
+    unfinished: list[str]
+
+    @property
+    def models(self) -> list[str]:
+        """The model labels, in the order they were given."""
+        return list(self.request["models"])
+
+
+def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
+    """The finished game in ``folder`` whose seats hold the models ``labels`` (seat 1 first)."""
+    events = read_jsonl(folder / "events.jsonl")
+    started = next((e for e in events if e.get("type") == "game_started"), None)
+    over = next((e for e in reversed(events) if e.get("type") == "game_over"), None)
+    if started is None or over is None:
+        raise ArenaError(f"{folder}/events.jsonl: a finished game's log lacks its start or its end")
+    players: list[str] = started["players"]
+    if len(players) != len(labels):
+        raise ArenaError(f"{folder}: {len(players)} seats, but arena.json seats {len(labels)} models")
+    roles = {r["player"]: r["role"] for r in over["roles"]}
+    if set(roles) != set(players):
+        raise ArenaError(f"{folder}/events.jsonl: the roles revealed at the end are not the players'")
+    label_of = dict(zip(players, labels, strict=True))
+    costs = {label: dict.fromkeys(COSTS, 0.0) for label in labels}
+    for number, record in enumerate(read_prompts(folder / "prompts.jsonl"), start=1):
+        if record["player"] not in label_of:
+            raise ArenaError(f"{folder}/prompts.jsonl: record {number} names no player of the game")
+        spent = costs[label_of[record["player"]]]
+        attempts = record.get("attempts", [])
+        spent["calls"] += len(attempts)
+        spent["reasks"] += max(0, len(attempts) - 1)
+        spent["fallbacks"] += bool(record.get("fallback"))
+        for a in attempts:
+            spent["tokens"] += sum(
+                int(a.get(k) or 0) for k in ("prompt_tokens", "schema_tokens", "output_tokens")
+            )
+            spent["billed_tokens"] += float(a.get("billed_tokens") or 0)
+    seats = tuple((label, roles[name]) for label, name in zip(labels, players, strict=True))
+    seed = int(read_json(folder / RESULT_FILE)["seed"])
+    return TableResult(game, seed, str(over["winner"]), seats, costs)
+
+
+def load_tournament(folder: str | Path) -> Tournament:
+    """The tournament in ``folder``; ArenaError (one line) if it is not one."""
+    folder = Path(folder)
+    if not (folder / ARENA_FILE).is_file():
+        raise ArenaError(f"{folder}: not a tournament folder (it has no {ARENA_FILE})")
+    request = read_json(folder / ARENA_FILE)
+    if request.get("kind") != KIND:
+        raise ArenaError(f"{folder}: an arena, not a tournament; `mafia arena report` reads it")
+    seating = request.get("seating")
+    if not isinstance(seating, dict):
+        raise ArenaError(f"{folder / ARENA_FILE}: no seating of the games; the file is damaged")
+    tables, unfinished = [], []
+    for game, labels in seating.items():
+        game_dir = folder / GAMES_DIR / game
+        if (game_dir / RESULT_FILE).is_file():
+            tables.append(read_table(game_dir, game, labels))
+        else:
+            unfinished.append(game)
+    return Tournament(folder, request, tables, unfinished)

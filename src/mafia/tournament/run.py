@@ -1,0 +1,85 @@
+"""``run_tournament``: games at mixed tables, balanced over the tournament, played as an arena's
+games are (a local pool of threads or a LangGraph server, resumable, with the arena's progress bar
+and logs), then rated from their logs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from threading import Event
+
+from mafia.arena.run import ModelsArg, check_spec, contestants_of, play_games, policies_of
+from mafia.arena.spec import SUMMARY_FILE, ArenaError, write_json
+from mafia.context.policy import DEFAULT_POLICY, ContextPolicy
+from mafia.state import JSON
+from mafia.tournament.ratings import PASSES
+from mafia.tournament.results import load_tournament
+from mafia.tournament.spec import KIND, TournamentSpec
+from mafia.tournament.standings import standings
+
+
+def run_tournament(
+    *,
+    games: int,
+    models: ModelsArg,
+    players: int = 8,
+    policy: str | ContextPolicy = DEFAULT_POLICY,
+    concurrency: int = 4,
+    seed_start: int = 0,
+    out: str | Path = "runs",
+    tournament_id: str | None = None,
+    roles: Mapping[str, int] | None = None,
+    round_cap: int | None = None,
+    max_retries: int = 2,
+    server: str | None = None,
+    progress: bool = False,
+    passes: int = PASSES,
+    on_start: Callable[[Path, int], None] | None = None,
+    stop: Event | None = None,
+) -> JSON:
+    """Play ``games`` games seating every one of ``models`` at each table of ``players``, under
+    ``out/tournament-<id>/``, and return the standings (also written to summary.json).
+
+    Each deal (from ``seed_start``) is played once per model, each model holding the Mafia once
+    and the others sharing the Town, so every model holds every seat and role equally often;
+    ``games`` is a multiple of the number of models. ``models`` are as for
+    ``run_arena`` (specs, settings, chat models, a label mapping, or Contestants without per-seat
+    models). Without ``tournament_id`` the id is derived from the ask, so the same call resumes a
+    stopped tournament; ``on_start``, ``stop``, ``server`` and KeyboardInterrupt behave as in
+    ``run_arena``. ``passes`` is the number of random game orders the ratings average over.
+    """
+    if concurrency < 1:
+        raise ArenaError(f"--concurrency: must be 1 or more, got {concurrency}")
+    if passes < 1:
+        raise ArenaError(f"passes: must be 1 or more, got {passes}")
+    spec = TournamentSpec(
+        games=games,
+        players=players,
+        policies=policies_of([policy]),
+        contestants=contestants_of(models),
+        seed_start=seed_start,
+        roles=roles,
+        round_cap=round_cap,
+        max_retries=max_retries,
+    )
+    check_spec(spec)
+    spec.check_table()
+    tournament_id = tournament_id or spec.default_id()
+    folder = Path(out) / f"{KIND}-{tournament_id}"
+    played = play_games(
+        spec,
+        folder,
+        tournament_id,
+        title=f"{KIND} {tournament_id}",
+        concurrency=concurrency,
+        server=server,
+        progress=progress,
+        on_start=on_start,
+        stop=stop,
+    )
+    summary = {
+        **standings(load_tournament(folder), passes),
+        "run": {"folder": str(folder), "concurrency": concurrency, "server": server, **played.record()},
+    }
+    write_json(folder / SUMMARY_FILE, summary)
+    return summary

@@ -1,0 +1,114 @@
+"""What a tournament is asked to play: an arena whose tables seat several models at once.
+
+A tournament plays ``games`` games of one table size with one context policy. Each deal (a seed)
+is played once per model, each time another model holding the Mafia (``seating``), so the games
+of one deal are paired: the same deal, the models swapped. Its games live where an arena's do,
+``games/<policy>/turn-<k>/seed-<seed>/`` (``turn-<k>``: the deal's k-th seating), and arena.json
+records, beside the arena's fields, which model held each seat of every game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from mafia.arena.spec import ArenaError, ArenaSpec, Contestant, GameSlot
+from mafia.nodes.setup import config_from_input
+from mafia.rules import assign_roles
+from mafia.state import JSON
+from mafia.tournament.seating import seating
+
+KIND = "tournament"
+
+
+@dataclass(frozen=True)
+class Table:
+    """One game of a tournament: its deal's seed, its seating's turn, and the model of each seat
+    (in seat order)."""
+
+    seed: int
+    turn: int
+    seats: tuple[Contestant, ...]
+
+    @property
+    def label(self) -> str:
+        """The folder of the seating under the policy's folder."""
+        return f"turn-{self.turn}"
+
+    def contestant(self) -> Contestant:
+        """The game's models as an arena contestant: every seat given its model."""
+        return Contestant(
+            self.label,
+            self.seats[0].model,
+            {str(number): c.model for number, c in enumerate(self.seats, start=1)},
+        )
+
+
+@dataclass(frozen=True)
+class TournamentSpec(ArenaSpec):
+    """An arena of mixed tables: ``contestants`` are the models seated together, ``policies`` the
+    one context policy every seat plays with, ``games`` the number of games (not of seeds)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if len(self.contestants) < 2:
+            raise ArenaError("--model: give two or more models; a tournament seats them together")
+        models = len(self.contestants)
+        if self.games % models:
+            fewer, more = self.games - self.games % models, self.games - self.games % models + models
+            raise ArenaError(
+                f"--games {self.games}: each deal is played once per model, so give a multiple of "
+                f"{models} (e.g. {fewer or more} or {more})"
+            )
+        if len(self.policies) != 1:
+            raise ArenaError("--policy: a tournament plays one context policy; give at most one")
+        for c in self.contestants:
+            if c.seat_models:
+                raise ArenaError(
+                    f"--model {c.label}: sets models per seat; a tournament seats the models itself"
+                )
+
+    @property
+    def seeds(self) -> list[int]:
+        """The deals' seeds, each played once per model."""
+        return list(range(self.seed_start, self.seed_start + self.games // len(self.contestants)))
+
+    def check_table(self) -> None:
+        """The models fit the table: one holds the Mafia, each other at least one other seat
+        (ArenaError otherwise; call it once the setup is known to be valid)."""
+        counts = config_from_input(self.setup(self.seed_start)).role_counts()
+        others = self.players - counts.mafia
+        if len(self.contestants) > others + 1:
+            raise ArenaError(
+                f"--model: {len(self.contestants)} models do not fit {self.players} seats with "
+                f"{counts.mafia} Mafia; give at most {others + 1} (one takes the Mafia, the others "
+                "a Town seat each)"
+            )
+
+    def tables(self) -> Iterator[Table]:
+        """Every game, deal by deal (so an early stop leaves whole paired games)."""
+        models = len(self.contestants)
+        for seed in self.seeds:
+            deal = assign_roles(config_from_input(self.setup(seed)))
+            for turn in range(models):
+                order = seating(deal, models, turn)
+                yield Table(seed, turn, tuple(self.contestants[k] for k in order))
+
+    def games_in(self, arena_dir: Path) -> Iterator[GameSlot]:
+        """Every game of the tournament as an arena game."""
+        policy = self.policies[0]
+        for table in self.tables():
+            yield GameSlot(arena_dir, policy, table.contestant(), table.seed)
+
+    def record(self) -> JSON:
+        """The ask as arena.json holds it, with the model label of every seat of every game (by the
+        game's run id, seat 1 first)."""
+        policy = self.policies[0].name
+        return {
+            **super().record(),
+            "kind": KIND,
+            "seating": {
+                f"{policy}/{t.label}/seed-{t.seed}": [c.label for c in t.seats] for t in self.tables()
+            },
+        }

@@ -1,0 +1,314 @@
+"""Tournaments: models seated together, balanced over roles on paired deals, resumable, and rated
+from their logs; the offline models of graded strength they are played with."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from arena_helpers import interrupted, logs_of, run_stopped
+from mafia.arena import run_arena
+from mafia.arena.spec import ArenaError, Contestant, label_for
+from mafia.cli import app
+from mafia.context.policy import policy_by_name
+from mafia.models.factory import ModelSpecError, resolve_model
+from mafia.models.house import HouseModel
+from mafia.rules import Role, Seat
+from mafia.tournament import run_tournament
+from mafia.tournament.ratings import rate_tables
+from mafia.tournament.results import TableResult
+from mafia.tournament.seating import seating
+from mafia.tournament.spec import TournamentSpec
+
+THREE = ["house", "house-sloppy", "random-legal"]
+
+
+def spec_of(games: int, models: list[str], players: int = 8, **more: Any) -> TournamentSpec:
+    return TournamentSpec(
+        games=games,
+        players=players,
+        policies=(policy_by_name("seed-window"),),
+        contestants=tuple(Contestant(label_for(m), m) for m in models),
+        **more,
+    )
+
+
+@pytest.mark.parametrize(
+    ("players", "roles"), [(8, None), (7, None), (10, {"mafia": 3}), (5, {"mafia": 1, "doctor": 0})]
+)
+def test_every_model_plays_every_role_equally_often_over_24_games(
+    players: int, roles: dict[str, int] | None
+) -> None:
+    spec = spec_of(24, THREE, players, roles=roles)
+    tables = list(spec.tables())
+    assert len(tables) == 24 and len({(t.seed, t.turn) for t in tables}) == 24
+    seats: Counter[tuple[str, Role]] = Counter()
+    games: Counter[tuple[str, Role]] = Counter()
+    positions: Counter[tuple[str, int]] = Counter()
+    for t in tables:
+        deal = spec_deal(spec, t.seed)
+        held = {(c.label, s.role) for c, s in zip(t.seats, deal, strict=True)}
+        seats.update((c.label, s.role) for c, s in zip(t.seats, deal, strict=True))
+        games.update(held)
+        positions.update((c.label, n) for n, c in enumerate(t.seats, start=1))
+        mafia = {c.label for c, s in zip(t.seats, deal, strict=True) if s.role is Role.MAFIA}
+        town = {c.label for c, s in zip(t.seats, deal, strict=True) if s.role is not Role.MAFIA}
+        assert len(mafia) == 1 and not mafia & town and len(town) == 2  # one Mafia model, no turncoat
+    for role in Role:
+        for count in (seats, games):
+            per_model = [count[(m, role)] for m in THREE]
+            assert max(per_model) - min(per_model) <= 1, (role, per_model)
+    for seat in range(1, players + 1):
+        assert {positions[(m, seat)] for m in THREE} == {8}  # every seat held by every model alike
+
+
+def spec_deal(spec: TournamentSpec, seed: int) -> tuple[Seat, ...]:
+    from mafia.nodes.setup import config_from_input
+    from mafia.rules import assign_roles
+
+    return assign_roles(config_from_input(spec.setup(seed)))
+
+
+def test_a_deals_games_swap_the_models_round_its_seats() -> None:
+    deal = tuple(Seat(n, f"Player {n}", _role(c)) for n, c in enumerate("MTTDMTCT", start=1))
+    games = [seating(deal, 3, turn) for turn in range(3)]
+    assert games[0] == (0, 1, 1, 1, 0, 2, 2, 2)  # model 0 holds both Mafia seats; the Town in two blocks
+    for turn, game in enumerate(games):
+        assert {game[0], game[4]} == {turn}  # the Mafia passes on, turn by turn
+    for seat in range(8):
+        assert sorted(game[seat] for game in games) == [0, 1, 2]  # each seat goes round the models
+    with pytest.raises(ValueError, match="models must be 2 to 7"):
+        seating(deal, 8, 0)
+
+
+def _role(letter: str) -> Role:
+    return {"M": Role.MAFIA, "D": Role.DETECTIVE, "C": Role.DOCTOR, "T": Role.TOWN}[letter]
+
+
+def test_paired_games_replay_the_same_deal_with_the_models_swapped(tmp_path: Path) -> None:
+    summary = run_tournament(
+        games=4, models=["house", "random-legal"], players=6, out=tmp_path, concurrency=2
+    )
+    folder = Path(summary["run"]["folder"])
+    assert summary["finished"] == 4 and summary["run"]["unfinished"] == {}
+    seating_of = json.loads((folder / "arena.json").read_text())["seating"]
+    for seed in (0, 1):
+        a, b = (folder / "games" / "seed-window" / f"turn-{k}" / f"seed-{seed}" for k in (0, 1))
+        runs = [json.loads((f / "run.json").read_text()) for f in (a, b)]
+        assert runs[0]["config"] == runs[1]["config"]
+        deals = [[e for e in _events(f) if e["type"] == "role_assigned"] for f in (a, b)]
+        assert deals[0] == deals[1]  # the same cards
+        labels = [seating_of[f"seed-window/turn-{k}/seed-{seed}"] for k in (0, 1)]
+        swap = {"house": "random-legal", "random-legal": "house"}
+        assert labels[1] == [swap[m] for m in labels[0]]  # every seat's model swapped
+        seat_models = [r["seat_models"] for r in runs]
+        assert [seat_models[0][str(n)] for n in range(1, 7)] == labels[0]  # each game plays its seating
+
+
+def _events(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+
+
+def test_a_resumed_tournament_equals_an_uninterrupted_one(tmp_path: Path) -> None:
+    args: dict[str, Any] = {"games": 6, "models": THREE, "players": 8, "concurrency": 3, "tournament_id": "t"}
+    stopped = tmp_path / "stopped" / "tournament-t"
+    first = run_stopped(stopped, 2500, run_tournament, **args, out=tmp_path / "stopped")
+    assert first["run"]["unfinished"], "the stop came after every game had finished"
+    second = run_tournament(**args, out=tmp_path / "stopped")
+    clean = run_tournament(**args, out=tmp_path / "clean")
+    assert second["finished"] == clean["finished"] == 6
+    assert logs_of(stopped) == logs_of(tmp_path / "clean" / "tournament-t")
+    assert second["ratings"] == clean["ratings"] and second["win_rates"] == clean["win_rates"]
+    assert second["costs"] == clean["costs"]
+
+
+def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -> None:
+    args = ["tournament", "--model", "house", "--model", "random-legal", "--games", "2", "--players", "10"]
+    args += ["--concurrency", "2", "--out", str(tmp_path), "--quiet"]
+    stopped = interrupted(args, tmp_path, 3000)
+    assert stopped.returncode == 130, (stopped.stdout, stopped.stderr)
+    assert "stopped. Run the same command again to resume the tournament." in stopped.stderr
+    assert "Traceback" not in stopped.stderr
+    (folder,) = tmp_path.glob("tournament-*")
+    assert not list(folder.glob("games/*/*/seed-*/result.json"))  # both games were stopped mid-way
+
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    assert "2/2 games" in done.stdout and "house: rating" in done.stdout
+    tid = folder.name.removeprefix("tournament-")
+    run_tournament(
+        games=2, models=["house", "random-legal"], players=10, out=tmp_path / "clean", tournament_id=tid
+    )
+    assert logs_of(folder) == logs_of(tmp_path / "clean" / folder.name)
+
+
+def test_ratings_recomputed_from_the_logs_equal_the_reports(tmp_path: Path) -> None:
+    summary = run_tournament(
+        games=12, models=THREE, players=7, out=tmp_path, tournament_id="r", concurrency=3
+    )
+    folder = tmp_path / "tournament-r"
+    result = CliRunner().invoke(app, ["tournament", "report", str(folder)])
+    assert result.exit_code == 0, result.output
+    report = folder / "report"
+    shown = json.loads((report / "standings.json").read_text())
+    assert {p.name for p in report.iterdir()} == {"report.md", "ratings.png", "standings.json"}
+
+    # Read the games afresh from the raw logs: who sat where (arena.json), roles and winner (events).
+    tables = []
+    for game, labels in json.loads((folder / "arena.json").read_text())["seating"].items():
+        events = _events(folder / "games" / game)
+        over = events[-1]
+        assert over["type"] == "game_over"
+        roles = {r["player"]: r["role"] for r in over["roles"]}
+        seats = tuple((label, roles[f"Player {n}"]) for n, label in enumerate(labels, start=1))
+        seed = int(game.rsplit("seed-", 1)[1])
+        tables.append(TableResult(game, seed, over["winner"], seats))
+    recomputed = rate_tables(tables)
+    assert recomputed == shown["ratings"] == summary["ratings"]
+    page = (report / "report.md").read_text()
+    best = max(recomputed["overall"], key=lambda m: recomputed["overall"][m]["mu"])
+    r = recomputed["overall"][best]
+    assert f"| 1 | {best} | {r['mu']:.1f} [{r['low']:.1f}, {r['high']:.1f}] |" in page
+    for heading in ("Leaderboard", "Ratings by role", "Win rates by role", "Head to head", "Cost per game"):
+        assert f"## {heading}" in page
+    wins = Counter(t.winner for t in tables)
+    assert shown["winners"] == {side: wins.get(side, 0) for side in ("town", "mafia", "draw")}
+
+
+def test_ratings_follow_who_wins_and_do_not_depend_on_the_order_given() -> None:
+    # "strong" wins every game it holds the Mafia in and its Town beats the others' Mafia.
+    tables = []
+    for seed in range(10):
+        for mafia in ("strong", "weak"):
+            town = "weak" if mafia == "strong" else "strong"
+            seats = (
+                (mafia, "Mafia"),
+                (town, "Detective"),
+                (mafia, "Mafia"),
+                (town, "Town"),
+                (town, "Doctor"),
+            )
+            tables.append(
+                TableResult(f"{mafia}/{seed}", seed, "mafia" if mafia == "strong" else "town", seats)
+            )
+    ratings = rate_tables(tables, passes=5)
+    strong, weak = ratings["overall"]["strong"], ratings["overall"]["weak"]
+    assert strong["low"] > weak["high"]
+    assert ratings["by_role"]["Mafia"]["strong"]["mu"] > ratings["by_role"]["Mafia"]["weak"]["mu"]
+    assert rate_tables(list(reversed(tables)), passes=5) == ratings
+
+
+def test_house_variants_are_model_specs_of_graded_skill() -> None:
+    skills = {spec: resolve_model(spec) for spec in ("house", "house-sloppy:4", "random-legal:9")}
+    assert all(isinstance(m, HouseModel) for m in skills.values())
+    assert [(m.skill, m.seed) for m in skills.values()] == [(1.0, 0), (0.5, 4), (0.0, 9)]
+    with pytest.raises(ModelSpecError, match="house seed must be an integer"):
+        resolve_model("random-legal:x")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "house"], "--model: give two or more models"),
+        (["--model", "house", "--model", "random-legal", "--games", "5"], "--games 5: each deal is played"),
+        (["--model", "a=house:1", "--model", "b=house:2", "--policy", "nope"], "--policy: no context policy"),
+        (["--model", "house", "--model", "random-legal", "--players", "4"], "players"),
+        (
+            [
+                "--model",
+                "house",
+                "--model",
+                "random-legal",
+                "--policy",
+                "full-history",
+                "--policy",
+                "seed-window",
+            ],
+            "--policy: a tournament plays one context policy",
+        ),
+        (
+            ["--model", "house", "--model", "random-legal", "--concurrency", "0"],
+            "--concurrency: must be 1 or more",
+        ),
+        (["--model", "house", "--model", "random-legal", "--server", "nope"], "--server 'nope'"),
+        (["--model", "house", "--model", "house:x"], "house seed must be an integer"),
+    ],
+)
+def test_a_bad_tournament_is_one_line_and_exit_code_2(tmp_path: Path, args: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, ["tournament", *args, "--out", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_a_tournament_needs_two_models_that_fit_the_table() -> None:
+    with pytest.raises(ArenaError, match="give two or more models"):
+        spec_of(4, ["house"])
+    with pytest.raises(ArenaError, match="6 models do not fit 5 seats with 1 Mafia; give at most 5"):
+        spec_of(6, [f"house:{k}" for k in range(6)], 5, roles={"mafia": 1}).check_table()
+    with pytest.raises(ArenaError, match="a tournament seats the models itself"):
+        TournamentSpec(
+            games=2,
+            players=5,
+            policies=(policy_by_name("seed-window"),),
+            contestants=(Contestant("a", "house", {"1": "house:1"}), Contestant("b", "house")),
+        )
+    with pytest.raises(ArenaError, match="not a tournament folder"):
+        from mafia.tournament.report import write_report
+
+        write_report(Path("/nonexistent/tournament-x"))
+
+
+def test_the_benchmark_prints_its_figures_in_quick_mode() -> None:
+    bench = Path(__file__).resolve().parent.parent / "bench" / "tournament.py"
+    out = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True, check=True)
+    figures = dict(line.split("=", 1) for line in out.stdout.splitlines())
+    assert figures["games"] == "6" and figures["concurrency"] == "8"
+    assert float(figures["games_per_minute"]) > 0 and float(figures["peak_rss_mb"]) > 0
+
+
+def test_a_report_of_a_damaged_or_foreign_folder_is_one_line(tmp_path: Path) -> None:
+    run_tournament(games=2, models=["house", "random-legal"], players=5, out=tmp_path, tournament_id="d")
+    run_arena(games=1, players=5, out=tmp_path, arena_id="a")
+    events = tmp_path / "tournament-d" / "games" / "seed-window" / "turn-1" / "seed-0" / "events.jsonl"
+    with events.open("a") as log:
+        log.write("{not json\n")
+    for folder, message in (
+        ("tournament-d", f"{events}:{len(events.read_text().splitlines())}: not valid JSON"),
+        ("arena-a", "an arena, not a tournament; `mafia arena report` reads it"),
+        ("nowhere", "not a tournament folder (it has no arena.json)"),
+    ):
+        result = CliRunner().invoke(app, ["tournament", "report", str(tmp_path / folder)])
+        assert result.exit_code == 2 and message in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "tournament-d" / "report").exists()
+
+
+@given(
+    roles=st.lists(st.sampled_from(list(Role)), min_size=5, max_size=16).filter(
+        lambda r: 1 <= r.count(Role.MAFIA) < len(r) - r.count(Role.MAFIA)
+    ),
+    data=st.data(),
+)
+@settings(max_examples=200, deadline=None, database=None)
+def test_any_deal_seats_one_mafia_model_and_rotates_every_seat_through_every_model(
+    roles: list[Role], data: st.DataObject
+) -> None:
+    deal = tuple(Seat(n, f"Player {n}", role) for n, role in enumerate(roles, start=1))
+    town = sum(1 for r in roles if r is not Role.MAFIA)
+    models = data.draw(st.integers(min_value=2, max_value=town + 1))
+    games = [seating(deal, models, turn) for turn in range(models)]
+    for turn, game in enumerate(games):
+        assert {m for m, s in zip(game, deal, strict=True) if s.role is Role.MAFIA} == {turn}
+        assert set(game) == set(range(models))  # every model sits at every table
+    for seat in range(len(deal)):
+        assert sorted(game[seat] for game in games) == list(range(models))
