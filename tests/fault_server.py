@@ -53,7 +53,8 @@ class FaultServer:
     ``faults`` maps fault kinds (``FAULTS``) to their probability per request, drawn with ``seed``;
     ``house_seed`` seeds the house model's answers. ``burst`` makes the
     requests numbered in it (counting from 1, in arrival order) fail with 503, to exhaust a client's
-    retries on purpose. ``injected`` counts the faults served, by kind.
+    retries on purpose. ``injected`` counts the faults served, by kind; ``bodies`` keeps every
+    request body, in arrival order.
     """
 
     def __init__(
@@ -76,6 +77,7 @@ class FaultServer:
         self.burst = burst
         self.injected: Counter[str] = Counter()
         self.requests = 0
+        self.bodies: list[dict[str, Any]] = []
         self.house = HouseModel(seed=house_seed)
         self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
@@ -200,6 +202,8 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
                 return
             request = json.loads(body)
+            with server._lock:
+                server.bodies.append(request)
             kind, rng = server.draw(body)
             if kind in PROVIDER_FAULTS:
                 server.count(kind)
@@ -251,6 +255,7 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                         "prompt_tokens": prompt,
                         "completion_tokens": completion,
                         "total_tokens": prompt + completion,
+                        "prompt_tokens_details": {"cached_tokens": prompt // 2},
                     },
                 },
             )

@@ -2,7 +2,9 @@
 
 Driven through the real ``langchain-openai`` client, it shows what a game sends to a provider: the
 request bodies and headers are kept, and ``hang`` picks requests that are held without an answer
-(a server that stops answering) until the server stops.
+(a server that stops answering) until the server stops. Each answer reports its usage as OpenAI
+does (``usage`` with ``prompt_tokens_details.cached_tokens``) and as llama.cpp does (``timings``
+with ``cache_n`` and ``prompt_n``); the figures reported are kept in ``reported``.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class OpenAIServer:
         self.in_flight = 0
         self.most_in_flight = 0
         self.held = 0
+        self.reported: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self.lock = threading.Lock()
         self.release = threading.Event()
         self.house = HouseModel(seed=0)
@@ -112,8 +115,25 @@ class OpenAIServer:
                     "finish_reason": "tool_calls" if answer.tool_calls else "stop",
                 }
             ],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+            **self.usage(body, message),
         }
+
+    def usage(self, body: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+        """Usage figures for an answer, derived from the request alone (about four characters a
+        token): the system message counts as the cached prefix, as a prefix cache would serve it."""
+        prompt = sum(len(str(m.get("content") or "")) for m in body["messages"]) // 4 + 1
+        cached = len(str(body["messages"][0].get("content") or "")) // 4
+        completion = len(json.dumps(message)) // 4 + 1
+        usage = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": cached},
+        }
+        timings = {"cache_n": cached, "prompt_n": prompt - cached, "predicted_n": completion}
+        with self.lock:
+            self.reported.append((usage, timings))
+        return {"usage": usage, "timings": timings}
 
 
 def _message(raw: dict[str, Any]) -> BaseMessage:

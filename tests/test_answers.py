@@ -10,7 +10,8 @@ import httpx
 import openai
 import pytest
 from langchain_core.exceptions import ModelRefusalError, OutputParserException
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatResult
 from langchain_openai.chat_models.base import OpenAIRefusalError
 from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
@@ -115,6 +116,8 @@ PROVIDER_FAULTS: list[BaseException] = [
     openai.BadRequestError("bad", response=httpx.Response(400, request=REQUEST), body=None),
     UnicodeEncodeError("utf-8", "\ud83d", 0, 1, "surrogates not allowed"),
     RuntimeError("a bug"),
+    ValueError("a bug in a model adapter"),
+    KeyError("choices"),
 ]
 
 
@@ -335,3 +338,17 @@ def test_old_logs_with_mafia_reasoning_still_read_without_it() -> None:
     }
     event = parse_event(old)
     assert isinstance(event, MafiaDiscussion) and "reasoning" not in dump_event(event)
+
+
+class BrokenAdapter(ScriptedModel):
+    """A model adapter with a bug: every call raises a plain ValueError before any answer."""
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+        raise ValueError("adapter bug: unexpected payload")
+
+
+def test_a_bug_in_a_model_adapter_stops_the_game_instead_of_falling_back() -> None:
+    records: list[dict[str, Any]] = []
+    with pytest.raises(ValueError, match="adapter bug"):
+        run_game({"seed": 2}, model=BrokenAdapter(), on_prompt=records.append)
+    assert records == []  # no turn was finished on a fallback

@@ -63,7 +63,7 @@ def test_arena_games_are_paired_and_logged_as_single_runs(tmp_path: Path) -> Non
                         single / f"game-5p-seed{seed}" / name
                     ).read_bytes()
                 run_file = json.loads((folder / "run.json").read_text())
-                assert run_file["model"] == spec and run_file["policy"] == policy
+                assert run_file["model"] == spec and run_file["policy"]["name"] == policy
                 result = json.loads((folder / "result.json").read_text())
                 prompts = [json.loads(line) for line in (folder / "prompts.jsonl").read_text().splitlines()]
                 assert result["winner"] == state["winner"] and result["seed"] == seed
@@ -215,9 +215,9 @@ def test_play_takes_a_named_policy_and_resume_hints_name_it(tmp_path: Path) -> N
         ],
     )
     assert done.exit_code == 0, done.output
-    assert "--policy full-history" in done.stdout
+    assert f"mafia resume game-5p-seed2 --out {tmp_path}" in done.stdout  # the run records its policy
     run_file = json.loads((tmp_path / "game-5p-seed2" / "run.json").read_text())
-    assert run_file["policy"] == "full-history"
+    assert run_file["policy"]["name"] == "full-history"
     single = run_game({"seed": 2, "players": 5}, policy=POLICIES["full-history"], out_dir=tmp_path / "py")
     assert single["winner"]
     for name in LOGS:

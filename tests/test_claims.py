@@ -32,7 +32,7 @@ def recorded_claims(events: Sequence[EventBase]) -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
     for e in events:
         if isinstance(e, Speech | DefenseSpeech | LastWords):
-            roles = [e.claim] if e.claim else list(extract(e.text, e.speaker, seats).claims)
+            roles = [*([e.claim] if e.claim else []), *extract(e.text, e.speaker, seats).claims]
             found |= {(e.speaker, r.value) for r in roles}
     return found
 
@@ -110,7 +110,7 @@ def test_the_audit_catches_a_missing_ledger() -> None:
     assert any("('Player 5', 'Doctor')" in m for m in misses)
 
 
-def test_a_structured_claim_is_shown_on_its_line_and_replaces_the_text_reading() -> None:
+def test_a_structured_claim_is_shown_on_its_line_and_the_ledger_keeps_the_spoken_one_too() -> None:
     log = LogBuilder(ROLES)
     log.night_zero().start_day()
     first, second = log.speaking_order[:2]
@@ -120,7 +120,17 @@ def test_a_structured_claim_is_shown_on_its_line_and_replaces_the_text_reading()
     said = f'- {first} said: "I am the Doctor, just kidding." (claims Town)'
     assert said in user.split("\n")
     assert anchors.SPEECH_LINE.search(said) is not None
-    assert ledger(user) == {(first, "Town")}
+    assert ledger(user) == {(first, "Town"), (first, "Doctor")}
+
+
+def test_the_ledger_keeps_a_spoken_claim_beside_the_structured_one() -> None:
+    log = LogBuilder(ROLES)
+    log.night_zero().start_day()
+    speaker = log.speaking_order[0]
+    log.speak(speaker, "I am Town... I am the Doctor.", claim=Role.TOWN)
+    log.speak(log.speaking_order[1], "Nothing to add.")
+    user = build_context(log.events, "Player 8", ActionKind.SPEAK).user
+    assert ledger(user) == {(speaker, "Town"), (speaker, "Doctor")}
 
 
 @pytest.mark.parametrize("kind", ["defense", "last_words"])

@@ -63,12 +63,16 @@ def test_a_provider_outage_stops_with_a_message_and_the_game_resumes(
     before = (folder / "events.jsonl").read_text().splitlines()
     assert before and '"game_over"' not in before[-1]
 
-    resumed = runner.invoke(app, ["resume", found[1], "--out", str(tmp_path), "--model", "house:3"])
+    same = runner.invoke(app, ["resume", found[1], "--out", str(tmp_path), "--quiet"])
+    assert same.exit_code == 1 and "the game stopped" in same.output  # seat 4 keeps its own model
+    args = ["resume", found[1], "--out", str(tmp_path), "--seat-model", "4=house:3", "--change-model"]
+    resumed = runner.invoke(app, args)
     assert resumed.exit_code == 0, resumed.output
     assert "Winner:" in resumed.output
     events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
     assert [json.dumps(e) for e in events[: len(before)]] == [json.dumps(json.loads(x)) for x in before]
     assert events[0]["type"] == "game_started" and events[-1]["type"] == "game_over"
+    assert [e["setting"] for e in events if e["type"] == "run_changed"] == ["seat_models.4"]
     prompts = [json.loads(line) for line in (folder / "prompts.jsonl").read_text().splitlines()]
     thoughts = [e for e in events if e["type"] == "thought"]
     assert sorted(p["id"] for p in prompts) == sorted(
@@ -88,7 +92,7 @@ def test_the_run_id_and_resume_command_come_before_the_first_turn(tmp_path: Path
     result = runner.invoke(app, ["play", "--seed", "2", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     out = result.output
-    command = f"mafia resume game-7p-seed2 --out {tmp_path} --model house --max-retries 2"
+    command = f"mafia resume game-7p-seed2 --out {tmp_path}\n"
     assert out.index("Game game-7p-seed2: logs in") < out.index(command) < out.index("Day 1")
     again = runner.invoke(app, ["play", "--seed", "2", "--quiet", "--out", str(tmp_path)])
     assert "Game game-7p-seed2-2: logs in" in again.output
@@ -111,12 +115,13 @@ def test_runs_lists_each_game_with_its_state_and_resume_command(
     assert listed.exit_code == 0, listed.output
     lines = listed.output.splitlines()
     assert re.fullmatch(r"game-7p-seed1  finished: (town|mafia) won  \(\d+ events\)", lines[0])
+    assert re.fullmatch(r"    Cost: \d+ calls, .*", lines[1])
     assert re.fullmatch(
-        r"game-7p-seed1-2  stopped at (night zero|day \d+|night \d+)  \(\d+ events\)", lines[1]
+        r"game-7p-seed1-2  stopped at (night zero|day \d+|night \d+)  \(\d+ events\)", lines[2]
     )
-    command = f"mafia resume game-7p-seed1-2 --out {tmp_path} --model house --seat-model 2=openai:m"
-    assert lines[2].strip() == f"{command} --max-retries 2"
-    assert len(lines) == 3
+    assert re.fullmatch(r"    Cost: \d+ calls, .*", lines[3])
+    assert lines[4].strip().endswith(f"mafia resume game-7p-seed1-2 --out {tmp_path}")
+    assert len(lines) == 5
 
 
 def test_resume_refuses_a_game_another_process_is_playing(tmp_path: Path) -> None:

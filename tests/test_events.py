@@ -82,6 +82,7 @@ def every_event() -> list[ev.EventBase]:
             round=3, through=1, text=f"Day 1: no elimination.\nStory: {AWKWARD}", summariser="house"
         ),
         ev.SummaryFallback(round=3, through=1, reason=AWKWARD, summariser="seat:2"),
+        ev.RunChanged(round=3, setting="seat_models.4", before="openai:gone", after="house:3"),
         ev.GameOver(
             round=3,
             winner="town",

@@ -59,7 +59,8 @@ def test_seat_entries_take_the_default_settings_they_do_not_set() -> None:
     assert file.seats["Ann"] == ModelSettings(model="openai:small", temperature=0.5, **base)
 
 
-def test_a_resume_hint_names_the_game_file(tmp_path: Path) -> None:
-
-    hint = resume_command("t-1", tmp_path, ModelSettings(model="house"), {"2": "house:1"}, 2, Path("g.toml"))
-    assert hint == f"mafia resume t-1 --out {tmp_path} --config g.toml --seat-model 2=house:1 --max-retries 2"
+def test_a_resume_hint_needs_only_the_run_and_its_folder(tmp_path: Path) -> None:
+    # The run records its models, people and policy (a game file's too): the hint names no model.
+    hint = resume_command("t-1", tmp_path)
+    assert hint.endswith(f"mafia resume t-1 --out {tmp_path}")
+    assert resume_command("t-1", tmp_path, "host=db").endswith(f"--out {tmp_path} --checkpoint-dsn host=db")

@@ -61,6 +61,7 @@ def test_context_schema_is_json_for_studio() -> None:
         "policy",
         "summariser",
         "text_limits",
+        "change_run",
     }
     assert [kind["type"] for kind in schema["properties"]["model"]["anyOf"]] == ["string", "object"]
     json.dumps(schema)

@@ -28,6 +28,7 @@ from mafia.actions import (
 from mafia.context.builder import build_context
 from mafia.events import Fallback, GameOver, parse_event
 from mafia.models.house import HouseModel, prompt_text
+from mafia.models.house.night_tactics import reads_differ
 from mafia.models.house.prompt_reading import read_prompt
 from mafia.nodes.player import TEXT_FIELD
 from mafia.personas import PERSONAS
@@ -576,7 +577,12 @@ def test_mafia_go_after_a_detective_who_named_one_of_them() -> None:
     assert kill.choice == "Player 1"
 
 
-def test_mafia_round1_follows_an_earlier_proposal_and_round2_converges() -> None:
+def test_a_partner_backs_an_earlier_proposal_unless_its_read_differs() -> None:
+    danger = {"Player 4": 1.0, "Player 6": 1.0, "Player 7": 0.0}
+    assert reads_differ(danger, "Player 4", "Player 6"), "its own best, ranked as high: its own"
+    assert not reads_differ(danger, "Player 7", "Player 6"), "ranked lower: it backs the proposal"
+    assert not reads_differ(danger, "Player 6", "Player 6")
+    assert not reads_differ(danger, None, "Player 6")
     later = prompt(
         "Player 5",
         "Mafia",
@@ -585,19 +591,27 @@ def test_mafia_round1_follows_an_earlier_proposal_and_round2_converges() -> None
         partners=["Player 2"],
         proposals=[("Player 2", "Player 6", "Let us take Player 6.")],
     )
-    assert ask(later, Answer).choice == "Player 6"
-    split = [
-        ("Player 1", "Player 4", "a"),
-        ("Player 2", "Player 6", "b"),
-        ("Player 5", "Player 7", "c"),
-    ]
-    choices = set()
+    assert ask(later, Answer).choice in PLAYERS
+
+
+def _round2_choices(proposals: list[tuple[str, str, str]]) -> dict[str, str]:
+    choices = {}
     for me in ("Player 1", "Player 2", "Player 5"):
         partners = [p for p in ("Player 1", "Player 2", "Player 5") if p != me]
-        night = {"phase": "Night", "proposals": split}
+        night = {"phase": "Night", "proposals": proposals}
         msgs = prompt(me, "Mafia", "mafia_round2", partners=partners, **night)
-        choices.add(ask(msgs, kind_schema("mafia_round2")).choice)
-    assert choices == {"Player 4"}, "all converge on the earliest proposal"
+        choices[me] = ask(msgs, kind_schema("mafia_round2")).choice
+    return choices
+
+
+def test_round2_follows_the_best_supported_proposal_and_a_split_goes_to_the_lowest_seat() -> None:
+    backed = [("Player 1", "Player 4", "a"), ("Player 2", "Player 6", "b"), ("Player 5", "Player 6", "c")]
+    assert set(_round2_choices(backed).values()) == {"Player 6"}
+    split = [("Player 1", "Player 4", "a"), ("Player 2", "Player 6", "b"), ("Player 5", "Player 7", "c")]
+    choices = _round2_choices(split)
+    assert choices == {"Player 1": "Player 4", "Player 2": "Player 6", "Player 5": "Player 7"}
+    decision = rules.resolve_round2(choices, ["Player 1", "Player 2", "Player 5"])
+    assert decision == rules.KillDecision("Player 4", "lowest_seat")
 
 
 def test_night_zero_plans_name_a_push_and_partners_build_on_it() -> None:
@@ -780,12 +794,13 @@ def test_builder_prompt_mafia_protect_their_partner() -> None:
     assert round1.choice == "Player 3", "the claimed Detective who named a partner goes first"
 
 
-def test_builder_prompt_round2_follows_the_earliest_proposal() -> None:
+def test_builder_prompt_round2_holds_each_members_read_on_a_split() -> None:
     log = seven().night_zero().start_day().discuss({})
     log.mafia_round1({"Player 1": ("Player 2", "Take Player 2."), "Player 6": ("Player 7", "No.")})
+    own = {"Player 1": "Player 2", "Player 6": "Player 7"}
     for mafia in ("Player 1", "Player 6"):
         choice = ask(built(log, mafia, ActionKind.MAFIA_ROUND2), kind_schema("mafia_round2"))
-        assert choice.choice == "Player 2"
+        assert choice.choice == own[mafia]
 
 
 def test_builder_prompts_parse_cleanly() -> None:

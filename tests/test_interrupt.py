@@ -48,7 +48,7 @@ def test_ctrl_c_exits_with_requests_in_flight(tmp_path: Path) -> None:
                 proc.communicate()
     assert proc.returncode == 130, (stdout, stderr)
     assert waited < EXIT_BOUND
-    assert "stopped." in stdout and "mafia resume" in stdout
+    assert "stopped." in stderr and "mafia resume" in stderr
     assert "Traceback" not in stderr
     folder = next((tmp_path / "runs").glob("game-*"))
     events = (folder / "events.jsonl").read_text().splitlines()

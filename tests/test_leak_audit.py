@@ -1,4 +1,5 @@
-"""Leak audit over 200 seeded house-model games: canaries planted in every private answer field.
+"""Leak audit over 200 seeded house-model games played over the protocol table, and a sample of
+them through the graph: canaries planted in every private answer field.
 
 A wrapper around the house model writes a unique canary into each answer's private fields
 (observations, strategy, reasoning, pattern notes, suspicion reasons, Mafia messages and night-zero
@@ -22,13 +23,16 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from fakes import read_ask, table_size
+from mafia.actions import Answer
+from mafia.context.builder import prompt_messages
 from mafia.events import parse_event, roles_from_log
 from mafia.models.house import HouseModel
 from mafia.rules import Role
 from mafia.runner import run_game
+from mafia.state import TurnRequest
+from table_driver import play_table
 
 CANARY = re.compile(r"CANARY\d{7}X")
-MAFIA_ACTIONS = {"night_zero", "mafia_round1", "mafia_round2", "night_kill"}
 TEAM_TEXT = {"night_zero": "plan", "mafia_round1": "message"}
 
 
@@ -87,12 +91,10 @@ class CanaryHouseModel(HouseModel):
 
 
 def entitled(plant: Plant, roles: dict[str, Role]) -> set[str]:
-    """Who may ever read a planted field: its author, and the whole Mafia for team fields."""
-    mafia = {p for p, r in roles.items() if r is Role.MAFIA}
+    """Who may ever read a planted field: the whole Mafia for the team's plans and messages, the
+    author alone for everything else (a Mafia member's reasoning never reaches its partners)."""
     if plant.field in ("message", "plan"):
-        return mafia
-    if plant.field == "reasoning" and plant.action in MAFIA_ACTIONS:
-        return mafia  # Mafia talk carries the speaker's reasoning to the team's log
+        return {p for p, r in roles.items() if r is Role.MAFIA}
     return {plant.player}
 
 
@@ -105,12 +107,11 @@ def must_show(plant: Plant, roles: dict[str, Role]) -> set[str]:
     return set()
 
 
-def _audit_game(seed: int, players: int) -> tuple[list[str], int]:
-    model = CanaryHouseModel(seed=seed)
-    records: list[dict[str, Any]] = []
-    state = run_game({"seed": seed, "players": players}, model=model, on_prompt=records.append)
-    roles = roles_from_log([parse_event(e) for e in state["events"]])
-    plants = model.plants
+def audit_records(
+    seed: int, records: list[dict[str, Any]], plants: dict[str, Plant], roles: dict[str, Role]
+) -> list[str]:
+    """What a game's prompt records leaked (a canary in an unentitled prompt) or failed to show
+    (an entitled player's later prompts without the field)."""
     problems: list[str] = []
     shown: dict[str, set[str]] = defaultdict(set)  # canary -> players whose prompts showed it
     for record in records:
@@ -124,7 +125,31 @@ def _audit_game(seed: int, players: int) -> tuple[list[str], int]:
         for viewer in must_show(plant, roles):
             if _has_later_prompt(plant, viewer, plants) and viewer not in shown[canary]:
                 problems.append(f"seed {seed}: {viewer} never saw {plant.player}'s {plant.field}")
-    return problems, len(records)
+    return problems
+
+
+def _audit_game(seed: int, players: int) -> tuple[list[str], int]:
+    """One game through the graph, audited."""
+    model = CanaryHouseModel(seed=seed)
+    records: list[dict[str, Any]] = []
+    state = run_game({"seed": seed, "players": players}, model=model, on_prompt=records.append)
+    roles = roles_from_log([parse_event(e) for e in state["events"]])
+    return audit_records(seed, records, model.plants, roles), len(records)
+
+
+def _audit_table_game(seed: int, players: int) -> tuple[list[str], int]:
+    """One game over the protocol table (no LangGraph), the same canary model answering, audited."""
+    model = CanaryHouseModel(seed=seed)
+    call = model.with_structured_output(Answer)
+
+    def answer(request: TurnRequest, prompt: dict[str, Any]) -> dict[str, Any]:
+        parsed = call.invoke(prompt_messages(prompt))
+        assert isinstance(parsed, Answer)
+        return parsed.model_dump(mode="json")
+
+    game = play_table({"seed": seed, "players": players}, answer, prompts=True)
+    roles = roles_from_log([parse_event(e) for e in game.events])
+    return audit_records(seed, game.records, model.plants, roles), len(game.records)
 
 
 def _has_later_prompt(plant: Plant, viewer: str, plants: dict[str, Plant]) -> bool:
@@ -132,14 +157,30 @@ def _has_later_prompt(plant: Plant, viewer: str, plants: dict[str, Plant]) -> bo
     return any(p.player == viewer and p.call > plant.call for p in plants.values())
 
 
+# Every game over the table; a sample of them through the graph, which renders the same prompts
+# (tests/test_table_driver.py shows the driver writes the graph's log and prompts).
 GAMES = [(seed, table_size(seed)) for seed in range(200)]
+GRAPH_SAMPLE = GAMES[::13]
+CHUNKS = 5
 
 
-@pytest.mark.parametrize("chunk", range(8))
-def test_no_canary_reaches_an_unentitled_prompt(chunk: int) -> None:
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_no_canary_reaches_an_unentitled_prompt_over_the_table(chunk: int) -> None:
     problems: list[str] = []
     prompts = 0
-    for seed, players in GAMES[chunk::8]:
+    for seed, players in GAMES[chunk::CHUNKS]:
+        found, n = _audit_table_game(seed, players)
+        problems += found
+        prompts += n
+    assert prompts > 0
+    assert problems == [], "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_no_canary_reaches_an_unentitled_prompt_through_the_graph(chunk: int) -> None:
+    problems: list[str] = []
+    prompts = 0
+    for seed, players in GRAPH_SAMPLE[chunk::2]:
         found, n = _audit_game(seed, players)
         problems += found
         prompts += n
@@ -147,5 +188,20 @@ def test_no_canary_reaches_an_unentitled_prompt(chunk: int) -> None:
     assert problems == [], "\n".join(problems[:20])
 
 
+def test_the_audit_reports_a_partners_reasoning_in_a_prompt() -> None:
+    """A planted fault: one Mafia member's reasoning canary in its partner's prompt is a leak."""
+    roles = {"Ann": Role.MAFIA, "Bob": Role.MAFIA, "Cy": Role.TOWN}
+    plants = {
+        "CANARY0000001X": Plant("Ann", "mafia_round1", "reasoning", 1),
+        "CANARY0000002X": Plant("Ann", "mafia_round1", "message", 1),
+    }
+    records = [
+        {"player": "Ann", "system": "", "user": "CANARY0000001X CANARY0000002X"},
+        {"player": "Bob", "system": "", "user": "CANARY0000001X CANARY0000002X"},
+    ]
+    assert audit_records(0, records, plants, roles) == ["seed 0: Bob saw Ann's reasoning (mafia_round1)"]
+
+
 def test_games_cover_every_table_size() -> None:
     assert {players for _, players in GAMES} == set(range(5, 17))
+    assert {players for _, players in GRAPH_SAMPLE} >= {5, 8, 11, 14}

@@ -268,7 +268,7 @@ def test_layered_keeps_every_call_within_its_token_budget() -> None:
 def test_recall_works_through_an_openai_compatible_server_and_not_in_json_mode() -> None:
     records: list[dict[str, Any]] = []
     with openai_server() as server:
-        tools = ModelSettings(model="openai:local-recall", base_url=server.base_url)
+        tools = ModelSettings(model="openai:local-recall", base_url=server.base_url, schema="stable")
         run_game(
             {"seed": 3, "players": 12},
             model=tools,

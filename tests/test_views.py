@@ -23,7 +23,7 @@ from mafia.views import player_view
 # classes. "actor": only the player named in the actor field; "mafia": every Mafia player;
 # "doctor": every Doctor. ``whole`` hides the entire event; ``fields`` hides single fields.
 
-ACTOR, MAFIA, DOCTOR = "actor", "mafia", "doctor"
+ACTOR, MAFIA, DOCTOR, NOBODY = "actor", "mafia", "doctor", "nobody"
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,7 @@ PRIVACY: dict[str, Privacy] = {
     "TextTruncated": Privacy(whole=ACTOR, actor="player"),
     "ColdSummary": Privacy(),
     "SummaryFallback": Privacy(),
+    "RunChanged": Privacy(whole=NOBODY),
     "GameOver": Privacy(),
 }
 
@@ -78,6 +79,8 @@ def audience(who: str | None, actor: str | None) -> frozenset[str]:
     if who == ACTOR:
         assert actor is not None, "an actor-private event needs an actor"
         return frozenset({actor})
+    if who == NOBODY:
+        return frozenset()
     return BY_ROLE[who]
 
 

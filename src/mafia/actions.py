@@ -103,5 +103,21 @@ class Answer(ActionBase):
     claim: str | None = Field(description="Detective, Doctor, Town or Mafia.")
 
 
+def empty_answer() -> dict[str, Any]:
+    """Every field of ``Answer``, empty: what an answer given without reasoning (a person's, a test
+    driver's) starts from."""
+    return {
+        "observations": "",
+        "suspicions": [],
+        "relationships": [],
+        "pattern_notes": [],
+        "strategy": "",
+        "reasoning": "",
+        "text": None,
+        "choice": None,
+        "claim": None,
+    }
+
+
 ACTION_SCHEMAS: dict[ActionKind, type[ActionBase]] = {kind: Answer for kind in ActionKind}
 """The answer schema of each action: ``Answer`` for all of them (a lookup kept for callers)."""

@@ -3,8 +3,10 @@
 Every way a model can answer badly is an answer, never a game-stopper: an exception that stands for
 a bad answer (a refusal, an output cut off by the length limit or a content filter, invalid JSON, a
 schema violation) becomes a ``Rejection`` with its kind, and so does a parsed answer whose choice is
-not legal or whose text is empty or not valid text. Provider faults (``openai.APIError`` and the
-like) are not answers: ``rejection_of`` returns None for them and the caller lets them propagate.
+not legal or whose text is empty or not valid text. Only LangChain's parse and validation errors
+and the provider's own answer errors count: provider faults (``openai.APIError`` and the like) and
+any other error are not answers, ``rejection_of`` returns None for them and the caller lets them
+propagate.
 Accepted text is cleaned and capped per field before it reaches the log (and so any prompt).
 """
 
@@ -115,8 +117,8 @@ def rejection_of(exc: BaseException, choice_field: str | None = None) -> Rejecti
         return Rejection(AnswerKind.INVALID_JSON, f"the answer was not valid JSON ({_short(exc)}).", raw)
     if isinstance(exc, json.JSONDecodeError):
         return Rejection(AnswerKind.INVALID_JSON, f"the answer was not valid JSON ({_short(exc)}).", exc.doc)
-    if isinstance(exc, ValueError) and not isinstance(exc, UnicodeError):
-        return Rejection(AnswerKind.SCHEMA, f"the answer did not match the schema ({_short(exc)}).")
+    # Any other error (a ValueError or KeyError from a model adapter, a provider's error body) is
+    # no answer at all: re-asking would hide it behind fallbacks, so it stops the game.
     return None
 
 

@@ -82,13 +82,13 @@ def check_dsn(dsn: str) -> dict[str, Any]:
 
 
 @contextmanager
-def open_checkpointer(out: Path, dsn: str | None = None) -> Iterator[BaseCheckpointSaver[Any]]:
+def open_checkpointer(out: str | Path, dsn: str | None = None) -> Iterator[BaseCheckpointSaver[Any]]:
     """The run's checkpointer: PostgreSQL at ``dsn`` if given, else SQLite at ``out/checkpoints.sqlite``."""
     if dsn:
         with postgres_checkpointer(dsn) as saver:
             yield saver
     else:
-        with sqlite_checkpointer(out / CHECKPOINT_FILE) as saver:
+        with sqlite_checkpointer(Path(out) / CHECKPOINT_FILE) as saver:
             yield saver
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import typer
@@ -27,6 +28,13 @@ def check_out_dir(out: Path) -> None:
         raise SettingError(f"--out: {existing} is a file, so {out} cannot be made; give a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise SettingError(f"--out: {existing} is not writable; give a folder you can write in")
+    try:  # a file system that refuses files whatever the permissions say (/proc, /sys)
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise SettingError(
+            f"--out: nothing can be written in {existing} ({exc.strerror}); give a folder you can write in"
+        ) from None
 
 
 def check_checkpoint_file(path: Path) -> None:
@@ -66,5 +74,12 @@ def parse_roles(text: str) -> dict[str, int]:
                 f"{part!r}: use ROLE=COUNT with ROLE one of {', '.join(ROLE_FIELDS)}",
                 param_hint="--roles",
             )
+        if name in counts:
+            raise typer.BadParameter(f"{name} is given twice; give each role once", param_hint="--roles")
         counts[name] = int(value)
+    if not counts:
+        raise typer.BadParameter(
+            f"give ROLE=COUNT pairs, e.g. mafia=2,doctor=1 (ROLE one of {', '.join(ROLE_FIELDS)})",
+            param_hint="--roles",
+        )
     return counts

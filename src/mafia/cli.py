@@ -4,8 +4,11 @@ and resume read an optional TOML game file (``--config``); options given on the 
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 import sqlite3
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,8 +30,9 @@ from mafia.checkpoints import (
 )
 from mafia.checks import check_checkpoint_file, check_out_dir, parse_roles
 from mafia.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
-from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
-from mafia.display import GameView
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
+from mafia.cost import cost_line, run_cost
+from mafia.display import GameView, OutputLost, terminal
 from mafia.game_file import GameFile, GameFileError, load_game_file
 from mafia.game_settings import SettingError, check_seats, config_from_input
 from mafia.human import HUMAN, InputClosed, TerminalSeat, has_people, is_human
@@ -36,6 +40,8 @@ from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.settings import ModelSettings
 from mafia.replay.command import replay
 from mafia.rules import ConfigError
+from mafia.run_input import policy_from_input
+from mafia.run_record import RunMismatch, seat_number
 from mafia.runner import (
     LogConflict,
     RunBusy,
@@ -43,15 +49,20 @@ from mafia.runner import (
     game_status,
     is_running,
     is_saved,
-    read_run_file,
+    recorded_run,
     resume_game,
     run_game,
     saved_threads,
 )
 from mafia.tournament.cli import tournament_app
+from mafia.waiting import thinking_notices
 
 app = MafiaApp(
-    cls=OneLineErrors, add_completion=False, no_args_is_help=True, help="LLM players play Mafia on LangGraph."
+    cls=OneLineErrors,
+    add_completion=False,
+    no_args_is_help=True,
+    help="LLM players play Mafia on LangGraph.",
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(arena_app, name="arena")
 app.add_typer(tournament_app, name="tournament")
@@ -69,8 +80,21 @@ def parse_seat_models(items: list[str]) -> dict[str, str]:
     return seats
 
 
+def show_version(value: bool) -> None:
+    """``--version``: the installed package's version, then exit."""
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"mafia-graph {version('mafia-graph')}")
+        raise typer.Exit()
+
+
 @app.callback()
-def main() -> None:
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=show_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
     """LLM players play Mafia on LangGraph."""
 
 
@@ -87,9 +111,27 @@ ModelOption = Annotated[str, typer.Option(help="Model for every seat: house, hou
 SeatModelOption = Annotated[list[str] | None, typer.Option(help="Per-seat model, e.g. 3=openai:gpt-4o-mini.")]
 RetriesOption = Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")]
 PolicyOption = Annotated[str, typer.Option(help=f"Context policy: {', '.join(POLICIES)}.")]
+ChangeModelOption = Annotated[
+    bool,
+    typer.Option(
+        "--change-model", help="Let a resume change models, people or retries from the run's own (logged)."
+    ),
+]
+ChangePolicyOption = Annotated[
+    bool, typer.Option("--change-policy", help="Let a resume change the run's context policy (logged).")
+]
 RevealOption = Annotated[bool, typer.Option(help="Show private night actions as they happen.")]
 QuietOption = Annotated[bool, typer.Option(help="Show only the setup and the result.")]
-OutOption = Annotated[Path, typer.Option(help="Folder for the runs' logs (OUT/<run id>/) and checkpoints.")]
+OutOption = Annotated[str, typer.Option(help="Folder for the runs' logs (OUT/<run id>/) and checkpoints.")]
+
+
+def out_path(text: str) -> Path:
+    """The ``--out`` folder (an empty name is refused: it would mean the current folder)."""
+    if not text.strip():
+        raise SettingError("--out: give a folder for the logs and checkpoints, not an empty name")
+    return Path(text)
+
+
 DsnOption = Annotated[
     str | None,
     typer.Option(
@@ -151,9 +193,9 @@ def choose_models(
 def check_policy(name: str) -> ContextPolicy:
     """The registered context policy ``name`` (exits with the names there are)."""
     try:
-        return policy_by_name(name)
-    except UnknownPolicy as exc:
-        raise SettingError(f"--policy: {exc}") from None
+        return policy_from_input(name)
+    except ValueError as exc:
+        raise SettingError(f"--{exc}") from None
 
 
 def check_models(models: list[Model], max_retries: int) -> None:
@@ -175,60 +217,82 @@ def play_through(
     command with its cause and, when the game is checkpointed, how to go on (``hint``: known once
     the run has its id). Ctrl-C gives up the model calls in flight, so the step ends at once and
     the logs are closed as after a failure."""
+    errors = Console(stderr=True, highlight=False)
     try:
-        with ctrl_c_stops_calls():
+        with ctrl_c_stops_calls(), thinking_notices(lambda line: console.print(f"[dim]… {line}[/]")):
             return run()
+    except RunMismatch as exc:
+        raise SettingError(mismatch_line(exc)) from None
     except (RunBusy, RunExists, LogConflict) as exc:
         raise SettingError(str(exc)) from None
     except KeyboardInterrupt as exc:
-        console.print(
+        errors.print(
             "[bold red]stopped[/]: the input ended."
             if isinstance(exc, InputClosed)
             else "[bold red]stopped.[/]"
         )
         resume_hint = hint()
         if resume_hint:
-            console.print(f"Go on with: {resume_hint}", soft_wrap=True)
+            errors.print(f"Go on with: {resume_hint}", soft_wrap=True)
         raise typer.Exit(code=130) from None
+    except OutputLost:
+        raise
     except Exception as exc:
-        console.print(f"[bold red]error:[/] the game stopped: {type(exc).__name__}: {exc}")
-        resume_hint = hint()
-        if resume_hint:
-            console.print(f"It is checkpointed. Go on with: {resume_hint}", soft_wrap=True)
-        raise typer.Exit(code=1) from None
+        report_stop(errors, exc, hint())
     finally:
         tracing.close()  # traces still queued are sent, within a bounded wait
+    raise AssertionError("unreachable: every stop exits")
 
 
-def resume_command(
-    thread_id: str,
-    out: Path,
-    model: Model,
-    seats: dict[str, str],
-    max_retries: int,
-    config: Path | None,
-    policy: str = DEFAULT_POLICY,
-    dsn: str | None = None,
-) -> str:
-    """The command line that resumes ``thread_id`` with the same models and context policy: the
-    game file's, and those the command line gave; and the checkpoint database the command line
-    gave (one taken from the environment is left there, and out of the terminal)."""
-    parts = ["mafia", "resume", thread_id, "--out", shlex.quote(str(out))]
+def report_stop(errors: Console, exc: BaseException, resume_hint: str | None) -> None:
+    """A game that stopped on a fault that is not an answer: its cause and how to go on, on stderr."""
+    errors.print(f"[bold red]error:[/] the game stopped: {type(exc).__name__}: {exc}", soft_wrap=True)
+    if resume_hint:
+        errors.print(f"It is checkpointed. Go on with: {resume_hint}", soft_wrap=True)
+    raise typer.Exit(code=1) from None
+
+
+# The options that set each recorded setting of a run, for a resume's one-line refusal.
+_FLAGS = {"model": "--model", "policy": "--policy", "max_retries": "--max-retries"}
+
+
+def mismatch_line(exc: RunMismatch) -> str:
+    """A resume's refusal of a setting the run was not started with, naming the override."""
+    flag = _FLAGS.get(exc.setting, exc.setting)
+    if exc.setting.startswith("seat_models."):
+        flag = f"--seat-model {exc.setting.removeprefix('seat_models.')}"
+    override = "--change-policy" if exc.kind == "policy" else "--change-model"
+    return (
+        f"{flag}: the run was started with {exc.before}; got {exc.after}; "
+        f"pass {override} to change it (the change is logged)"
+    )
+
+
+def program() -> str:
+    """The command as this process was started, so a printed hint runs as printed: the path
+    given (``.venv/bin/mafia`` after ``make play``), else ``mafia`` when it is on PATH, else the
+    installed script's path."""
+    given = sys.argv[0] if sys.argv else ""
+    if Path(given).name == "mafia" and os.sep in given:
+        return shlex.quote(given)
+    if shutil.which("mafia"):
+        return "mafia"
+    script = Path(sys.prefix) / "bin" / "mafia"
+    try:
+        return shlex.quote(os.path.relpath(script))
+    except ValueError:
+        return shlex.quote(str(script))
+
+
+def resume_command(thread_id: str, out: Path, dsn: str | None = None) -> str:
+    """The command line that resumes ``thread_id``: the run goes on with the models, people, policy
+    and settings it was started with, so only where it is stored is given (and the checkpoint
+    database the command line gave; one taken from the environment is left there, and out of the
+    terminal)."""
+    parts = [program(), "resume", shlex.quote(thread_id), "--out", shlex.quote(str(out))]
     if dsn:
         parts += ["--checkpoint-dsn", shlex.quote(dsn)]
-    if policy != DEFAULT_POLICY:
-        parts += ["--policy", shlex.quote(policy)]
-    if config is not None:
-        parts += ["--config", shlex.quote(str(config))]
-    if isinstance(model, str):
-        parts += ["--model", shlex.quote(model)]
-    for seat, spec in seats.items():
-        parts += (
-            ["--human", shlex.quote(seat)]
-            if is_human(spec)
-            else ["--seat-model", shlex.quote(f"{seat}={spec}")]
-        )
-    return " ".join([*parts, "--max-retries", str(max_retries)])
+    return " ".join(parts)
 
 
 @app.command()
@@ -246,7 +310,7 @@ def play(
     policy: PolicyOption = DEFAULT_POLICY,
     reveal: RevealOption = False,
     quiet: QuietOption = False,
-    out: OutOption = Path("runs"),
+    out: OutOption = "runs",
     checkpoint: Annotated[
         bool, typer.Option(help="Checkpoint every step (SQLite under --out by default).")
     ] = True,
@@ -257,7 +321,7 @@ def play(
 
     The run id is the game id (game-<players>p-seed<seed>), suffixed -2, -3... when earlier runs
     under OUT took it: no run ever writes into another run's folder."""
-    console = Console(highlight=False)
+    console = terminal()
     file = read_game_file(config)
     setup = game_setup(ctx, file, seed, players, roles, names, round_cap)
     try:
@@ -267,20 +331,21 @@ def play(
         raise SettingError(f"{file.path}: {exc}" if in_file else f"invalid game setting {exc}") from None
     humans = parse_humans(human)
     check_seats(humans, game_config, "--human")
-    default, seats, flag_seats = choose_models(ctx, file, model, seat_model, humans)
+    default, seats, _ = choose_models(ctx, file, model, seat_model, humans)
     check_seats(file.seats, game_config, f"{file.path}: seats")
     check_seats(seats, game_config, "--seat-model")
     max_retries = from_file(ctx, "max_retries", max_retries, file.run)
     check_models([default, *seats.values()], max_retries)
-    context_policy = check_policy(policy)
-    out = Path(from_file(ctx, "out", out, file.run))
+    file_policy = file.policy if "policy" not in _given(ctx) else None
+    context_policy = file_policy or check_policy(policy)
+    out_dir = out_path(from_file(ctx, "out", out, file.run))
     checkpoint = from_file(ctx, "checkpoint", checkpoint, file.run)
-    check_out_dir(out)
+    check_out_dir(out_dir)
     dsn = checkpoint_dsn if checkpoint else None
     if dsn:
         check_store(dsn)
     elif checkpoint:
-        check_checkpoint_file(out / CHECKPOINT_FILE)
+        check_checkpoint_file(out_dir / CHECKPOINT_FILE)
     view = GameView(
         console,
         reveal=from_file(ctx, "reveal", reveal, file.run),
@@ -292,11 +357,9 @@ def play(
     def started(new_id: str) -> None:
         nonlocal run_id, hint
         run_id = new_id
-        console.print(f"[dim]Game {run_id}: logs in {out / run_id}/[/]", soft_wrap=True)
+        console.print(f"[dim]Game {run_id}: logs in {out_dir / run_id}/[/]", soft_wrap=True)
         if checkpoint:
-            hint = resume_command(
-                run_id, out, default, flag_seats, max_retries, config, policy, _flag(ctx, dsn)
-            )
+            hint = resume_command(run_id, out_dir, _flag(ctx, dsn))
             console.print(f"[dim]If it stops, go on with: {hint}[/]", soft_wrap=True)
 
     kwargs: dict[str, Any] = {
@@ -304,17 +367,24 @@ def play(
         "seat_models": seats,
         "max_retries": max_retries,
         "policy": context_policy,
-        "out_dir": out,
+        "out_dir": out_dir,
         "on_start": started,
         "on_event": view,
         "human": TerminalSeat(console) if has_people(default, seats) else None,
+        "prices": file.prices,
     }
     if checkpoint:
-        with checkpoint_store(out, dsn) as saver:
+        with checkpoint_store(out_dir, dsn) as saver:
             final = play_through(console, lambda: run_game(setup, checkpointer=saver, **kwargs), lambda: hint)
     else:
         final = play_through(console, lambda: run_game(setup, **kwargs), lambda: None)
-    console.print(f"[dim]Logs: {out / run_id}/  (run {run_id})[/]")
+    finish(console, out_dir / run_id, final)
+
+
+def finish(console: Console, folder: Path, final: dict[str, Any]) -> None:
+    """After a game: what it cost and where its logs are (exit code 1 if it did not end)."""
+    console.print(cost_line(run_cost(folder)), soft_wrap=True)
+    console.print(f"[dim]Logs: {folder}/  (run {folder.name})[/]")
     if final.get("winner") is None:
         raise typer.Exit(code=1)
 
@@ -379,33 +449,34 @@ def game_setup(
 def resume(
     ctx: typer.Context,
     thread: Annotated[str, typer.Argument(help="The run id `mafia play` printed (`mafia runs` lists them).")],
-    out: OutOption = Path("runs"),
+    out: OutOption = "runs",
     model: ModelOption = "house",
     seat_model: SeatModelOption = None,
     human: HumanOption = None,
     max_retries: RetriesOption = 2,
     policy: PolicyOption = DEFAULT_POLICY,
+    change_model: ChangeModelOption = False,
+    change_policy: ChangePolicyOption = False,
     quiet: QuietOption = False,
     reveal: RevealOption = False,
     checkpoint_dsn: DsnOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Go on with a checkpointed game from its last completed step (the game so far is shown
-    first); models are given again, as for play, and a game file gives its models and options
-    (its game fields are not used: the checkpoint holds the game)."""
-    console = Console(highlight=False)
+    first), with the models, people, policy and retries it was started with. A model, seat, policy
+    or retries given here (or by a game file) that differs from the run's own is refused, unless
+    --change-model or --change-policy allows it; the change is then logged in the game's events."""
+    console = terminal()
     file = read_game_file(config)
-    default, seats, flag_seats = choose_models(ctx, file, model, seat_model, parse_humans(human))
-    max_retries = from_file(ctx, "max_retries", max_retries, file.run)
-    check_models([default, *seats.values()], max_retries)
-    out = Path(from_file(ctx, "out", out, file.run))
+    given = _given(ctx)
+    out_dir = out_path(from_file(ctx, "out", out, file.run))
     dsn = checkpoint_dsn
-    database = out / CHECKPOINT_FILE
+    database = out_dir / CHECKPOINT_FILE
     if dsn:
         check_store(dsn)
     elif not database.exists():
         raise SettingError(f"no checkpoints at {database} (use --out with the folder the game used)")
-    check_out_dir(out)
+    check_out_dir(out_dir)
     if not dsn:
         check_checkpoint_file(database)
     view = GameView(
@@ -413,39 +484,51 @@ def resume(
         reveal=from_file(ctx, "reveal", reveal, file.run),
         quiet=from_file(ctx, "quiet", quiet, file.run),
     )
-    context_policy = check_policy(policy)
-    hint = resume_command(thread, out, default, flag_seats, max_retries, config, policy, _flag(ctx, dsn))
-    with checkpoint_store(out, dsn) as saver:
+    hint = resume_command(thread, out_dir, _flag(ctx, dsn))
+    with checkpoint_store(out_dir, dsn) as saver:
         if not is_saved(saver, thread):
             where = "the checkpoint database" if dsn else str(database)
             raise SettingError(f"no checkpointed game with thread id {thread!r} in {where}")
+        recorded, names = recorded_run(saver, thread)
+        default, _, flag_seats = choose_models(ctx, file, model, seat_model, parse_humans(human))
+        given_seats: dict[str, Model] = {**file.seats, **flag_seats}
+        seats = {seat_number(k, names): m for k, m in given_seats.items()}
+        retries = from_file(ctx, "max_retries", max_retries, file.run)
+        check_models([default, *seats.values()], retries)
+        chosen: dict[str, Any] = {}
+        if "model" in given or file.model is not None:
+            chosen["model"] = default
+        if seats:
+            chosen["seat_models"] = {**(recorded or {}).get("seat_models", {}), **seats}
+        if "policy" in given or file.policy is not None:
+            chosen["policy"] = file.policy if "policy" not in given and file.policy else check_policy(policy)
+        if "max_retries" in given or "max_retries" in file.run:
+            chosen["max_retries"] = retries
+        change = [kind for kind, on in (("model", change_model), ("policy", change_policy)) if on]
 
         def run() -> dict[str, Any]:
             return resume_game(
                 thread,
                 checkpointer=saver,
-                model=default,
-                seat_models=seats,
-                max_retries=max_retries,
-                policy=context_policy,
-                out_dir=out,
+                change=change,
+                out_dir=out_dir,
                 on_event=view,
-                human=TerminalSeat(console) if has_people(default, seats) else None,
+                human=TerminalSeat(console),
+                **chosen,
             )
 
         final = play_through(console, run, lambda: hint)
-    console.print(f"[dim]Logs: {out / thread}/  (run {thread})[/]")
-    if final.get("winner") is None:
-        raise typer.Exit(code=1)
+    finish(console, out_dir / thread, final)
 
 
 @app.command()
-def runs(ctx: typer.Context, out: OutOption = Path("runs"), checkpoint_dsn: DsnOption = None) -> None:
+def runs(ctx: typer.Context, out: OutOption = "runs", checkpoint_dsn: DsnOption = None) -> None:
     """List the games checkpointed under OUT (or in the database of --checkpoint-dsn): where each
-    stands and the command that resumes it."""
-    console = Console(highlight=False)
+    stands, what it cost so far and the command that resumes it."""
+    console = terminal()
+    out_dir = out_path(out)
     dsn = checkpoint_dsn
-    database = out / CHECKPOINT_FILE
+    database = out_dir / CHECKPOINT_FILE
     if dsn:
         check_store(dsn)
     else:
@@ -455,8 +538,8 @@ def runs(ctx: typer.Context, out: OutOption = Path("runs"), checkpoint_dsn: DsnO
             saved_threads(database)
         except sqlite3.DatabaseError as exc:
             raise SettingError(f"{database} is not a checkpoint file ({exc})") from None
-    with checkpoint_store(out, dsn) as saver:
-        threads = list_threads(saver, out)
+    with checkpoint_store(out_dir, dsn) as saver:
+        threads = list_threads(saver, out_dir)
         if not threads:
             console.print(f"No games in {'the checkpoint database' if dsn else database}.")
             return
@@ -466,23 +549,9 @@ def runs(ctx: typer.Context, out: OutOption = Path("runs"), checkpoint_dsn: DsnO
                 state, command = f"finished: {status['winner']} won", ""
             else:
                 where = "night zero" if status["round"] == 0 else f"{status['phase']} {status['round']}"
-                state = "running now" if is_running(out / thread) else f"stopped at {where}"
-                command = run_resume_command(thread, out, _flag(ctx, dsn))
+                state = "running now" if is_running(out_dir / thread) else f"stopped at {where}"
+                command = resume_command(thread, out_dir, _flag(ctx, dsn))
             console.print(f"{thread}  {state}  ({status['events']} events)")
+            console.print(f"    {cost_line(run_cost(out_dir / thread))}", soft_wrap=True)
             if command:
                 console.print(f"    {command}", soft_wrap=True)
-
-
-def run_resume_command(thread: str, out: Path, dsn: str | None = None) -> str:
-    """The command that resumes ``thread`` with the models its run recorded (else the defaults)."""
-    recorded = read_run_file(out / thread)
-    model = recorded.get("model", "house")
-    seats = dict(recorded.get("seat_models", {}))
-    if any(spec.startswith("<") for spec in [model, *seats.values()]):  # given as Python objects
-        store = f" --checkpoint-dsn {shlex.quote(dsn)}" if dsn else ""
-        return f"mafia resume {thread} --out {shlex.quote(str(out))}{store} --model MODEL ..."
-    policy = recorded.get("policy", DEFAULT_POLICY)
-    if policy not in POLICIES:  # a policy given from Python: it cannot be named here
-        store = f" --checkpoint-dsn {shlex.quote(dsn)}" if dsn else ""
-        return f"mafia resume {thread} --out {shlex.quote(str(out))}{store} --policy POLICY ..."
-    return resume_command(thread, out, model, seats, int(recorded.get("max_retries", 2)), None, policy, dsn)

@@ -16,6 +16,7 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
+from mafia.display import OutputLost
 from mafia.game_settings import SettingError
 from mafia.models.factory import cancel_calls
 
@@ -50,6 +51,13 @@ class OneLineErrors(TyperGroup):
         except typer.Abort:
             typer.echo("Aborted.", err=True)
             sys.exit(1)
+        except OutputLost as exc:
+            # Standard output is a full disk or a closed pipe: say so once, on stderr, and end
+            # without the interpreter's own failed flush of what is still buffered.
+            cause = exc.__cause__
+            reason = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(cause)
+            typer.echo(f"error: cannot write to the terminal: {reason}", err=True)
+            hard_exit(2)
         sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -6,7 +6,8 @@ investigations, fallbacks) only with ``reveal``, as a spectator with the full lo
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import Any, cast
 
 from rich.console import Console
 from rich.markup import escape
@@ -152,6 +153,8 @@ class GameView:
                     f"[dim magenta]  (fallback) {event.player} {event.action}: {event.error}"
                     f" → {event.applied}[/]"
                 )
+            case ev.RunChanged():
+                out(f"[yellow]  (run changed) {event.setting}: {event.before} → {event.after}[/]")
             case ev.GameOver():
                 self._game_over(event)
             case _:
@@ -183,3 +186,32 @@ class GameView:
             style = "red" if reveal.role.value == "Mafia" else ""
             table.add_row(reveal.player, f"[{style}]{reveal.role.value}[/]" if style else reveal.role.value)
         self.console.print(table)
+
+
+class OutputLost(OSError):
+    """Standard output refused what was written to it (a full disk, a closed pipe)."""
+
+
+class Stdout:
+    """Standard output for a rich console, as it is at each write (a test may swap it), turning
+    a failed write into ``OutputLost`` so that the command line tells it from a game's fault."""
+
+    def write(self, text: str) -> int:
+        try:
+            return sys.stdout.write(text)
+        except OSError as exc:
+            raise OutputLost(exc.errno, exc.strerror) from exc
+
+    def flush(self) -> None:
+        try:
+            sys.stdout.flush()
+        except OSError as exc:
+            raise OutputLost(exc.errno, exc.strerror) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys.stdout, name)
+
+
+def terminal() -> Console:
+    """The console a command prints its output to (standard output, guarded by ``Stdout``)."""
+    return Console(file=cast(Any, Stdout()), highlight=False)

@@ -24,6 +24,7 @@ class Audience(StrEnum):
     ACTOR = "actor"  # the player named by the event's ACTOR_FIELD
     MAFIA = "mafia"  # every Mafia player, living or dead
     DOCTOR = "doctor"  # every player holding the Doctor role
+    NOBODY = "nobody"  # no player: a record of the run, never part of a prompt
 
 
 class EventBase(BaseModel):
@@ -324,6 +325,17 @@ class SummaryFallback(EventBase):
     summariser: str
 
 
+class RunChanged(EventBase):
+    """A setting of the run changed when it was resumed, as the user asked explicitly (a model, a
+    seat's model or person, the policy, the retries): what it was and what it became."""
+
+    AUDIENCE = Audience.NOBODY
+    type: Literal["run_changed"] = "run_changed"
+    setting: str
+    before: str
+    after: str
+
+
 class GameOver(EventBase):
     """The game has ended: the winner, why, and every role revealed."""
 
@@ -353,6 +365,7 @@ Event = Annotated[
     | TextTruncated
     | ColdSummary
     | SummaryFallback
+    | RunChanged
     | GameOver,
     Field(discriminator="type"),
 ]
@@ -377,6 +390,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     TextTruncated,
     ColdSummary,
     SummaryFallback,
+    RunChanged,
     GameOver,
 )
 
@@ -424,7 +438,9 @@ def _in_audience(event: EventBase, audience: Audience, viewer: str, roles: Mappi
         return event.actor() == viewer
     if audience is Audience.MAFIA:
         return roles.get(viewer) is Role.MAFIA
-    return roles.get(viewer) is Role.DOCTOR
+    if audience is Audience.DOCTOR:
+        return roles.get(viewer) is Role.DOCTOR
+    return False
 
 
 def entitled(event: EventBase, viewer: str, roles: Mapping[str, Role]) -> tuple[bool, frozenset[str]]:

@@ -12,8 +12,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from mafia.context.policy import ContextPolicy
+from mafia.cost import PRICE_KEYS
 from mafia.models.factory import SPEC_HELP
 from mafia.models.settings import ModelSettings, first_error
+from mafia.run_input import policy_from_input
 
 # Top-level keys and the TOML type each takes ("model" and seat entries: a spec or a table).
 GAME_KEYS: dict[str, type] = {"seed": int, "players": int, "roles": dict, "names": list, "round_cap": int}
@@ -25,7 +28,8 @@ RUN_KEYS: dict[str, type] = {
     "checkpoint": bool,
 }
 MODEL_KEYS: dict[str, type | tuple[type, ...]] = {"model": (str, dict), "seats": dict}
-TOP_KEYS: dict[str, type | tuple[type, ...]] = {**GAME_KEYS, **RUN_KEYS, **MODEL_KEYS}
+OTHER_KEYS: dict[str, type | tuple[type, ...]] = {"policy": (str, dict), "prices": dict}
+TOP_KEYS: dict[str, type | tuple[type, ...]] = {**GAME_KEYS, **RUN_KEYS, **MODEL_KEYS, **OTHER_KEYS}
 SETTING_KEYS = tuple(ModelSettings.__dataclass_fields__)
 _TYPE_NAMES = {int: "an integer", bool: "true or false", str: "a string", list: "an array", dict: "a table"}
 
@@ -47,6 +51,10 @@ class GameFile:
     run: dict[str, Any] = field(default_factory=dict)
     model: ModelSettings | None = None
     seats: dict[str, ModelSettings] = field(default_factory=dict)
+    policy: ContextPolicy | None = None
+    """The context policy: a registered name or a table of its settings."""
+    prices: dict[str, float] | None = None
+    """Prices per million tokens (input, cached_input, output) for the run's cost."""
 
 
 def load_game_file(path: Path) -> GameFile:
@@ -83,6 +91,13 @@ def parse_game_file(data: Mapping[str, Any], path: Path) -> GameFile:
         raise GameFileError(f"{where} max_retries: must be 0 or more, got {file.run['max_retries']}")
     if file.run.get("out") == "":
         raise GameFileError(f"{where} out: must name a folder, got an empty string")
+    if "policy" in data:
+        try:
+            file.policy = policy_from_input(data["policy"])
+        except ValueError as exc:
+            raise GameFileError(f"{where} {exc}") from None
+    if "prices" in data:
+        file.prices = _prices(where, data["prices"])
     default = _entry(data.get("model", {}))
     if "model" in data:
         file.model = _settings(where, "model", default)
@@ -90,6 +105,20 @@ def parse_game_file(data: Mapping[str, Any], path: Path) -> GameFile:
         _check_type(where, f"seats.{seat}", entry, (str, dict))
         file.seats[seat] = _settings(where, f"seats.{seat}", {**default, **_entry(entry)})
     return file
+
+
+def _prices(where: str, table: Mapping[str, Any]) -> dict[str, float]:
+    """The price table: every key of ``PRICE_KEYS``, each a number of 0 or more."""
+    for key in table:
+        if key not in PRICE_KEYS:
+            raise GameFileError(f"{where} prices.{key}: unknown key; allowed: {', '.join(PRICE_KEYS)}")
+    for key in PRICE_KEYS:
+        value = table.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise GameFileError(
+                f"{where} prices.{key}: must be a number of 0 or more (per million tokens), got {value!r}"
+            )
+    return {key: float(table[key]) for key in PRICE_KEYS}
 
 
 def _entry(value: str | dict[str, Any]) -> dict[str, Any]:

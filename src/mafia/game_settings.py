@@ -19,6 +19,7 @@ from mafia.rules import (
     parse_role_counts,
     validate_config,
 )
+from mafia.run_input import check_setup_shape
 
 SETUP_KEYS = ("players", "names", "roles", "seed", "round_cap", "game_id")
 
@@ -44,6 +45,7 @@ class SetupError(ValueError):
 
 def config_from_input(raw: Mapping[str, Any]) -> GameConfig:
     """A validated GameConfig from the user's setup mapping (ConfigError names a bad field)."""
+    check_setup_shape(raw, SETUP_KEYS)
     unknown = sorted(set(raw) - set(SETUP_KEYS))
     if unknown:
         raise ConfigError(unknown[0], f"unknown setting; allowed: {', '.join(SETUP_KEYS)}")
@@ -75,16 +77,21 @@ def game_id_for(raw: Mapping[str, Any], config: GameConfig) -> str:
 def check_seats(keys: Iterable[str], config: GameConfig, field: str) -> None:
     """Every per-seat model key is a seat number or a player's name, and no seat is given twice."""
     names = config.seat_names()
-    seat_of = {**{str(k): k for k in range(1, len(names) + 1)}, **{n: k for k, n in enumerate(names, 1)}}
+    # Names in any case, as ``mafia replay --as`` takes them (names differ apart from case).
+    seat_of = {
+        **{str(k): k for k in range(1, len(names) + 1)},
+        **{n.casefold(): k for k, n in enumerate(names, 1)},
+    }
     seen: dict[int, str] = {}
-    for key in keys:
+    for given in keys:
+        key = given if given in seat_of else given.strip().casefold()
         if key not in seat_of:
             raise SettingError(
-                f"{field} {key!r}: names no seat; use a seat number 1-{len(names)} or a player's name "
+                f"{field} {given!r}: names no seat; use a seat number 1-{len(names)} or a player's name "
                 f"({', '.join(names)})"
             )
         if seat_of[key] in seen:
             raise SettingError(
-                f"{field}: seat {seat_of[key]} is given twice ({seen[seat_of[key]]!r} and {key!r})"
+                f"{field}: seat {seat_of[key]} is given twice ({seen[seat_of[key]]!r} and {given!r})"
             )
-        seen[seat_of[key]] = key
+        seen[seat_of[key]] = given

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from mafia.actions import Answer
+from mafia.actions import Answer, empty_answer
 from mafia.answers import AnswerKind, Rejection, normalize_choice, rejection_of
 from mafia.models.settings import ModelSettings
 from mafia.prompts.anchors import SECTION_HEADER
@@ -81,7 +81,7 @@ def ask_person(
     payload = turn_payload(state, choice_field, text_field, claims)
     value = interrupt(payload)
     answer, raw, rejection = answer_of(value, payload)
-    attempt: JSON = {"raw": raw, "error": None, "kind": None, **NO_TOKENS}
+    attempt: JSON = {"raw": raw, "error": None, "kind": None, **NO_TOKENS, "provider_usage": None}
     if rejection is not None:
         attempt = {**attempt, "error": rejection.error, "kind": rejection.kind.value}
     return {"answer": answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}
@@ -138,18 +138,7 @@ def answer_of(value: Any, payload: JSON) -> tuple[JSON | None, str, Rejection | 
         value = {"text": value} if payload["text"] and isinstance(value, str) else {"choice": value}
     if not isinstance(value, dict):
         return None, raw, Rejection(AnswerKind.SCHEMA, f"the answer must be an object; {ANSWER_HELP}")
-    fields: JSON = {
-        "observations": "",
-        "suspicions": [],
-        "relationships": [],
-        "pattern_notes": [],
-        "strategy": "",
-        "reasoning": "",
-        "text": None,
-        "choice": None,
-        "claim": None,
-        **value,
-    }
+    fields: JSON = {**empty_answer(), **value}
     fields["choice"] = option_named(fields["choice"], payload["options"])
     try:
         return Answer.model_validate(fields).model_dump(mode="json"), raw, None

@@ -6,11 +6,12 @@ specs), and optionally an output folder. It returns the final state with the eve
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
@@ -30,6 +31,7 @@ from mafia.graph import build_graph
 from mafia.human import Respond, has_people, stream_answering
 from mafia.nodes.common import forget_game
 from mafia.prompt_pack import unpack_all
+from mafia.run_record import context_from_record, describe_context, policy_from_record, run_of
 from mafia.runtime import GameContext, ModelLike
 from mafia.state import JSON, InputState, SetupInput
 from mafia.tracing import traced_game
@@ -291,12 +293,13 @@ def run_game(
     out_dir: str | Path | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     thread_id: str | None = None,
-    summariser: ModelLike | None = None,
     on_start: Callable[[str], None] | None = None,
     on_event: Callable[[EventBase], None] | None = None,
     on_prompt: Callable[[JSON], None] | None = None,
     run_config: RunnableConfig | None = None,
     human: Respond | None = None,
+    prices: Mapping[str, float] | None = None,
+    summariser: ModelLike | None = None,
 ) -> dict[str, Any]:
     """Play one game to the end and return the final state (``events``, ``winner``, ...).
 
@@ -307,48 +310,57 @@ def run_game(
     ``on_start`` receives the run id before the first turn; ``on_event`` and ``on_prompt`` receive
     each event and prompt record as it is logged. Seats whose model is ``"human"`` are people:
     ``human`` answers their turns (``mafia.human``), and without a checkpointer the game is
-    checkpointed in memory, as pausing for them needs. ``summariser`` writes the cold days' summary
-    under a policy with summaries (a model, or ``"seat:N"``; by default ``model``).
+    checkpointed in memory, as pausing for them needs. ``prices`` (per million tokens: ``input``,
+    ``cached_input``, ``output``) are recorded in ``run.json`` for the run's cost (``mafia.cost``).
+    ``summariser`` writes the cold days' summary under a policy with summaries (a model, or
+    ``"seat:N"``; by default ``model``).
     """
     setup = dict(config or {})
     game_config = config_from_input(setup)
     game_id = game_id_for(setup, game_config)
-    context = _context(model, seat_models, policy, max_retries, human, summariser)
+    context = _context(model, seat_models, policy, max_retries, human)
+    if summariser is not None:
+        context = dataclasses.replace(context, summariser=summariser)
     if checkpointer is None and has_people(context.model, context.seat_models):
         checkpointer = InMemorySaver()
     out = Path(out_dir) if out_dir is not None else None
     run_id, lock = new_run(out, game_id, checkpointer, thread_id)
+    folder = out / run_id if out is not None else None
     try:
-        if out is not None:
-            run_file = {"run_id": run_id, "game_id": game_id, "config": setup, **_model_specs(context)}
-            (out / run_id / RUN_FILE).write_text(json.dumps(run_file, indent=1) + "\n", encoding="utf-8")
+        if folder is not None:
+            recorded = describe_context(context, game_config.seat_names())
+            run_file = {"run_id": run_id, "game_id": game_id, "config": setup, **recorded}
+            write_run_file(folder, {**run_file, **({"prices": dict(prices)} if prices else {})})
         if on_start is not None:
             on_start(run_id)
-        log = RunLog(out / run_id if out is not None else None, on_event, on_prompt)
+        log = RunLog(folder, on_event, on_prompt)
         start: InputState = {"setup": cast(SetupInput, setup)}
-        with traced_game(_run_config(run_config, run_id), run_id, setup, context) as trace:
+        with timed(folder), traced_game(_run_config(run_config, run_id), run_id, setup, context) as trace:
             return trace.finish(_stream(graph_for(checkpointer), start, trace.config, context, log, human))
     finally:
         if lock is not None:
             lock.release()
 
 
-def _model_specs(context: GameContext) -> dict[str, Any]:
-    """The run's models as specs (a model given as an instance is recorded by its class name) and
-    the name of its context policy."""
+def write_run_file(folder: Path, data: Mapping[str, Any]) -> None:
+    """Write ``run.json`` whole (a new file moved into place, so a kill never leaves half of one)."""
+    partial = folder / f"{RUN_FILE}.partial"
+    partial.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    partial.replace(folder / RUN_FILE)
 
-    def spec(model: ModelLike) -> str:
-        return model if isinstance(model, str) else f"<{type(model).__name__}>"
 
-    specs = {
-        "model": spec(context.model),
-        "seat_models": {seat: spec(m) for seat, m in context.seat_models.items()},
-        "max_retries": context.max_retries,
-        "policy": context.policy.name,
-    }
-    if context.summariser is not None:  # only runs that name one record it
-        specs["summariser"] = spec(context.summariser)
-    return specs
+@contextmanager
+def timed(folder: Path | None) -> Iterator[None]:
+    """Add the seconds this process plays the run to ``run.json``'s ``seconds`` (every stop and
+    resume adds its own), however the play ends."""
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        if folder is not None and (folder / RUN_FILE).exists():
+            data = read_run_file(folder)
+            data["seconds"] = round(float(data.get("seconds", 0.0)) + time.monotonic() - started, 3)
+            write_run_file(folder, data)
 
 
 def read_run_file(folder: Path) -> dict[str, Any]:
@@ -373,10 +385,11 @@ def resume_game(
     thread_id: str,
     *,
     checkpointer: BaseCheckpointSaver[Any],
-    model: ModelLike = "house",
+    model: ModelLike | None = None,
     seat_models: Mapping[str, ModelLike] | None = None,
     policy: ContextPolicy | None = None,
-    max_retries: int = 2,
+    max_retries: int | None = None,
+    change: Sequence[str] = (),
     out_dir: str | Path | None = None,
     on_event: Callable[[EventBase], None] | None = None,
     on_prompt: Callable[[JSON], None] | None = None,
@@ -385,17 +398,21 @@ def resume_game(
 ) -> dict[str, Any]:
     """Go on with a checkpointed game from where it stopped and return the final state.
 
-    Models are run-time context, so they are given again (they may differ from the first run's).
-    With ``out_dir``, the logs in ``out_dir/<thread_id>/`` are checked against the checkpoint and
-    only their missing tail is appended (LogConflict if they disagree; nothing is truncated), under
-    the run's lock (RunBusy while another process plays it). ``on_event`` and ``on_prompt`` see the
-    whole game, the part before the resume first. A finished game is returned as it is.
+    The run goes on as it was started (``mafia.run_record``): its models, people, policy and
+    retries. Whatever is given here must equal the record, else ``RunMismatch`` names both values;
+    ``change`` ("model", "policy") allows such a change, which is logged as a ``run_changed``
+    event. A model given as an instance must be given again. With ``out_dir``, the logs in
+    ``out_dir/<thread_id>/`` are checked against the checkpoint and only their missing tail is
+    appended (LogConflict if they disagree; nothing is truncated), under the run's lock (RunBusy
+    while another process plays it). ``on_event`` and ``on_prompt`` see the whole game, the part
+    before the resume first. A finished game is returned as it is.
     """
     graph = graph_for(checkpointer)
     cfg = _run_config(run_config, thread_id)
     if not is_saved(checkpointer, thread_id):
         raise GameNotFound(f"no checkpointed game with thread id {thread_id!r}")
-    context = _context(model, seat_models, policy, max_retries, human)
+    values = graph.get_state(cfg).values
+    context = resumed_context(values, model, seat_models, policy, max_retries, change, human)
     lock: RunLock | None = None
     folder = Path(out_dir) / thread_id if out_dir is not None else None
     if folder is not None:
@@ -403,14 +420,24 @@ def resume_game(
         lock = RunLock(folder)
         lock.acquire()
     try:
-        setup = graph.get_state(cfg).values.get("setup", {})
-        with traced_game(cfg, thread_id, setup, context, resumed=True) as trace:
+        setup = values.get("setup", {})
+        if folder is not None and values.get("run") is not None:
+            names = [s["name"] for s in values.get("seats", [])]
+            write_run_file(folder, {**read_run_file(folder), **describe_context(context, names)})
+        with timed(folder), traced_game(cfg, thread_id, setup, context, resumed=True) as trace:
             return trace.finish(
                 _stream(graph, None, trace.config, context, RunLog(folder, on_event, on_prompt), human)
             )
     finally:
         if lock is not None:
             lock.release()
+
+
+def recorded_run(checkpointer: BaseCheckpointSaver[Any], thread_id: str) -> tuple[JSON | None, list[str]]:
+    """What a checkpointed game's run was started as (``mafia.run_record``; None for a game saved
+    before runs were recorded) and its players' names in seat order."""
+    values = graph_for(checkpointer).get_state({"configurable": {"thread_id": thread_id}}).values
+    return values.get("run"), [s["name"] for s in values.get("seats", [])]
 
 
 def game_status(checkpointer: BaseCheckpointSaver[Any], thread_id: str) -> dict[str, Any]:
@@ -439,13 +466,42 @@ def saved_threads(path: Path) -> list[str]:
     return [str(row[0]) for row in rows]
 
 
+def resumed_context(
+    values: Mapping[str, Any],
+    model: ModelLike | None,
+    seat_models: Mapping[str, ModelLike] | None,
+    policy: ContextPolicy | None,
+    max_retries: int | None,
+    change: Sequence[str],
+    human: Respond | None,
+) -> GameContext:
+    """The context a resume plays with: the run's record with what was given put over it, checked
+    against the record before any log is touched (RunMismatch for a change not allowed)."""
+    recorded = values.get("run")
+    if recorded is None:  # a game checkpointed before its run was recorded: as given, or defaults
+        return _context(
+            model or "house", seat_models, policy, 2 if max_retries is None else max_retries, human
+        )
+    base = context_from_record(recorded) if model is None or seat_models is None else None
+    context = _context(
+        model if model is not None else cast(GameContext, base).model,
+        seat_models if seat_models is not None else cast(GameContext, base).seat_models,
+        policy or policy_from_record(recorded),
+        recorded["max_retries"] if max_retries is None else max_retries,
+        human,
+        change,
+    )
+    run_of(values, context)  # refuses a change not allowed, before anything is written
+    return context
+
+
 def _context(
     model: ModelLike,
     seat_models: Mapping[str, ModelLike] | None,
     policy: ContextPolicy | None,
     max_retries: int,
     human: Respond | None,
-    summariser: ModelLike | None = None,
+    change: Sequence[str] = (),
 ) -> GameContext:
     """The run's context, checked before any log file is touched."""
     if human is None and has_people(model, seat_models or {}):
@@ -458,7 +514,7 @@ def _context(
         seat_models=dict(seat_models or {}),
         max_retries=max_retries,
         policy=policy or POLICIES[DEFAULT_POLICY],
-        summariser=summariser,
+        change_run=list(change),
     )
 
 

@@ -8,8 +8,8 @@ as ``ModelSettings`` (a spec with its call settings), resolved by ``mafia.models
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
-from typing import Annotated, Any, TypeVar, cast
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
@@ -18,8 +18,7 @@ from pydantic import ValidationError, WithJsonSchema
 from mafia.answers import TextLimits
 from mafia.context.policy import ContextPolicy
 from mafia.models.settings import ModelSettings, first_error
-
-T = TypeVar("T")
+from mafia.run_input import from_mapping, init_fields, policy_from_input
 
 ModelLike = BaseChatModel | str | ModelSettings
 # Studio and the API give models as spec strings or settings objects; Python callers may also pass
@@ -42,9 +41,12 @@ ModelSetting = Annotated[
 ]
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, init=False)
 class GameContext:
-    """Run-time choices for one game, read by nodes through ``runtime.context``."""
+    """Run-time choices for one game, read by nodes through ``runtime.context``.
+
+    Built from keywords, as LangGraph builds it from a run's JSON context: an unknown key, a wrong
+    type or a bad value is refused with one line naming the key and what is allowed."""
 
     model: ModelSetting = "house"
     """The model for every seat not listed in ``seat_models``."""
@@ -60,12 +62,18 @@ class GameContext:
     text_limits: TextLimits = field(default_factory=TextLimits)
     """The longest text kept of each model-written field (speech, message, plan, reasoning); a
     longer one is cut and the cut logged as a ``text_truncated`` event."""
+    change_run: list[str] = field(default_factory=list)
+    """What a resumed run may change from what it was started as: "model" (models, people, retries)
+    and "policy". Each change is logged as a ``run_changed`` event; any other is refused."""
+
+    def __init__(self, **values: Any) -> None:
+        init_fields(self, values, "context")
+        self.__post_init__()
 
     def __post_init__(self) -> None:
-        # A context given as JSON (Studio, the API) arrives with the policy, the text limits and
-        # model settings as plain mappings; a bad one is refused here, before the run starts.
-        if isinstance(self.policy, Mapping):
-            self.policy = _from_mapping("policy", ContextPolicy, self.policy)
+        # A context given as JSON (Studio, the API) arrives with the policy (or its name), the text
+        # limits and model settings as plain values; a bad one is refused here, before the run.
+        self.policy = policy_from_input(self.policy)
         self.model = _settings_of("model", self.model)
         self.summariser = _settings_of("summariser", self.summariser)
         chosen = self.summariser
@@ -79,16 +87,22 @@ class GameContext:
             seat: _settings_of(f"seat_models.{seat}", m) for seat, m in self.seat_models.items()
         }
         if isinstance(self.text_limits, Mapping):
-            self.text_limits = _from_mapping("text_limits", TextLimits, self.text_limits)
-        if not isinstance(self.max_retries, int) or self.max_retries < 0:
-            raise ValueError(f"max_retries must be 0 or more, got {self.max_retries!r}")
+            self.text_limits = from_mapping("text_limits", TextLimits, self.text_limits)
+        allowed = ("model", "policy")
+        if not isinstance(self.change_run, list | tuple) or not set(self.change_run) <= set(allowed):
+            raise ValueError(f"change_run: must be a list of {', '.join(allowed)}, got {self.change_run!r}")
+        self.change_run = list(self.change_run)
+        retries = self.max_retries
+        if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
+            raise ValueError(f"max_retries: must be an integer of 0 or more, got {retries!r}")
 
     def model_spec(self, player: str, seat: int) -> ModelLike:
         """The model (or model spec) that plays ``player`` at ``seat``."""
         for key in (player, str(seat)):
             if key in self.seat_models:
                 return self.seat_models[key]
-        return self.model
+        named = player.casefold()  # a name in any case, as the command line and replays take it
+        return next((m for k, m in self.seat_models.items() if k.strip().casefold() == named), self.model)
 
 
 def _settings_of(where: str, model: Any) -> Any:
@@ -99,15 +113,6 @@ def _settings_of(where: str, model: Any) -> Any:
         return ModelSettings(**model)
     except ValidationError as exc:
         raise ValueError(f"{where}.{first_error(exc)}") from None
-
-
-def _from_mapping(where: str, kind: type[T], values: Mapping[str, Any]) -> T:
-    """``kind`` built from a JSON mapping; an unknown key is refused naming the allowed ones."""
-    allowed = [f.name for f in fields(cast(Any, kind)) if f.init]
-    unknown = sorted(set(values) - set(allowed))
-    if unknown:
-        raise ValueError(f"{where}.{unknown[0]}: unknown setting; allowed: {', '.join(allowed)}")
-    return kind(**values)
 
 
 DEFAULT_CONTEXT = GameContext()

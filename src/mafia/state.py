@@ -107,6 +107,9 @@ class GameState(TypedDict, total=False):
     """The player just voted out, who speaks last words next."""
     winner: str | None
     """"mafia", "town" or "draw" once the game is over."""
+    run: JSON
+    """What the run was started as (``mafia.run_record``): models by seat, people, policy and
+    settings. Written by setup; replaced only by a change a resume asked for explicitly."""
 
 
 GameUpdate = GameState

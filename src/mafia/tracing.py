@@ -217,10 +217,15 @@ def role_of(events: Sequence[EventBase], player: str) -> str:
     return ""
 
 
-def turn_config(config: RunnableConfig, request: TurnRequest, events: Sequence[EventBase]) -> RunnableConfig:
+def turn_config(
+    config: RunnableConfig,
+    request: TurnRequest,
+    events: Sequence[EventBase],
+    context: GameContext | None = None,
+) -> RunnableConfig:
     """The turn's run name, metadata and tags over the game's ``config`` (whose metadata every
-    run of the turn inherits, as it inherits these)."""
-    context = game_context(get_runtime(GameContext))
+    run of the turn inherits, as it inherits these); ``context`` is the run's, else the step's."""
+    context = context or game_context(get_runtime(GameContext))
     phase, role = phase_of(request), role_of(events, request["player"])
     inherited = {k: v for k, v in config.get("metadata", {}).items() if k not in LANGGRAPH_NOISE}
     metadata = {
@@ -245,12 +250,13 @@ def traced_turn(
     config: RunnableConfig,
     request: TurnRequest,
     events: Sequence[EventBase],
+    context: GameContext | None = None,
 ) -> dict[str, Any]:
     """Play one turn (``play`` runs the player subgraph with the config it is given) under its
     trace: in "turns" detail one run holding the prompt, the answer and the result, under the
     game's day or night; otherwise the config names the subgraph's own run and gives it the
     turn's metadata and tags."""
-    names = turn_config(config, request, events)
+    names = turn_config(config, request, events, context)
     game = _game.get()
     if game is None:
         return play({**config, **names})

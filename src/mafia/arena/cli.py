@@ -11,7 +11,6 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from mafia.arena.report import write_report
 from mafia.arena.run import run_arena
 from mafia.arena.spec import (
     LABEL,
@@ -162,6 +161,8 @@ def report(
 ) -> None:
     """Write the arena's report (report.md with its PNG plots) and print the judge's verdict."""
     try:
+        from mafia.arena.report import write_report  # matplotlib loads only where it plots
+
         page = write_report(arena_dir, out)
     except ArenaError as exc:
         raise SettingError(str(exc)) from None

@@ -41,7 +41,9 @@ class GameTally:
     pass again, so the counts cover the whole game); also where a stop request reaches the game."""
 
     stop: threading.Event
-    on_call: Callable[[int], None] = lambda calls: None
+    on_call: Callable[[JSON], None] = lambda record: None
+    """Told each turn's prompt record as it is logged (the progress bar counts its calls, tokens
+    and fallback)."""
     turns: int = 0
     calls: int = 0
     fallbacks: int = 0
@@ -60,7 +62,7 @@ class GameTally:
         """A prompt record was logged as its turn ended: count it, report its calls, and stop here
         if the arena is stopping."""
         self.count(record)
-        self.on_call(calls_of(record))
+        self.on_call(record)
         self.check()
 
     def event(self, event: EventBase) -> None:

@@ -182,7 +182,8 @@ def group_metrics(games: Sequence[JSON]) -> JSON:
 def judge(games: Sequence[JSON], baseline: str = BASELINE, margin: float = MARGIN) -> JSON:
     """The judge's verdict on every policy beside ``baseline``, model by model, on the seeds both
     played: it passes when its fact presence is at most ``margin`` below the baseline's and it
-    bills fewer tokens."""
+    bills fewer tokens. With no seed paired with the baseline (an arena without it) or no fact due,
+    ``passed`` is None: the verdict is not applicable."""
     verdicts: list[JSON] = []
     models = sorted({g["model"] for g in games})
     policies = sorted({g["policy"] for g in games} - {baseline})
@@ -205,10 +206,11 @@ def judge(games: Sequence[JSON], baseline: str = BASELINE, margin: float = MARGI
                 "billed_tokens": billed,
                 "baseline_billed_tokens": base_billed,
             }
-            if not paired:
-                reason, passed = f"no seed played by both it and {baseline}", False
+            passed: bool | None
+            if not paired:  # nothing to compare: not applicable, which is no failure
+                reason, passed = f"no seed played by both it and {baseline}", None
             elif ours["share"] is None or theirs["share"] is None:
-                reason, passed = "no fact was due in the paired games", False
+                reason, passed = "no fact was due in the paired games", None
             else:
                 close = ours["share"] >= theirs["share"] - margin - 1e-12
                 cheaper = billed < base_billed

@@ -1,16 +1,26 @@
 """The arena's progress bar on stderr (rich, already a dependency): games done of all, games in
-play, model calls so far, and a line for every game that stopped without finishing."""
+play, model calls, tokens sent and fallbacks so far, the time elapsed and the time left at the
+pace of the games finished so far, and a line for every game that stopped without finishing."""
 
 from __future__ import annotations
 
 import logging
 import threading
 from types import TracebackType
+from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 logger = logging.getLogger("mafia.arena")
+JSON = dict[str, Any]
 
 
 class ArenaProgress:
@@ -19,6 +29,8 @@ class ArenaProgress:
     def __init__(self, title: str, total: int, done: int, enabled: bool) -> None:
         self.console = Console(stderr=True, highlight=False)
         self.calls = 0
+        self.tokens = 0
+        self.fallbacks = 0
         self.running = 0
         self.unfinished = 0
         self._lock = threading.Lock()
@@ -29,11 +41,16 @@ class ArenaProgress:
                 BarColumn(),
                 MofNCompleteColumn(),
                 TextColumn("games  {task.fields[running]} playing  {task.fields[calls]} calls"),
+                TextColumn("{task.fields[tokens]:,} tokens  {task.fields[fallbacks]} fallbacks"),
                 TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
                 console=self.console,
                 transient=False,
             )
-            self._task = self._bar.add_task(title, total=total, completed=done, running=0, calls=0)
+            self._task = self._bar.add_task(
+                title, total=total, completed=done, running=0, calls=0, tokens=0, fallbacks=0
+            )
 
     def __enter__(self) -> ArenaProgress:
         if self._bar is not None:
@@ -48,12 +65,24 @@ class ArenaProgress:
 
     def _show(self, advance: int = 0) -> None:
         if self._bar is not None:
-            self._bar.update(self._task, advance=advance, running=self.running, calls=self.calls)
+            self._bar.update(
+                self._task,
+                advance=advance,
+                running=self.running,
+                calls=self.calls,
+                tokens=self.tokens,
+                fallbacks=self.fallbacks,
+            )
 
-    def call(self, calls: int) -> None:
-        """A turn made ``calls`` model calls."""
+    def call(self, record: JSON) -> None:
+        """A turn ended: count its calls, the tokens they sent and its fallback."""
+        attempts = record.get("attempts", [])
         with self._lock:
-            self.calls += calls
+            self.calls += len(attempts)
+            self.tokens += sum(
+                int(a.get("prompt_tokens", 0)) + int(a.get("schema_tokens", 0)) for a in attempts
+            )
+            self.fallbacks += bool(record.get("fallback"))
             self._show()
 
     def started(self) -> None:

@@ -43,6 +43,9 @@ def kinds(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{k} {n}" for k, n in sorted(counts.items())) or "none"
 
 
+VERDICTS = {True: "PASS", False: "FAIL", None: "not applicable"}
+
+
 def verdict_lines(judge: JSON) -> list[str]:
     """The judge's verdict, one line per policy and model."""
     base = judge["baseline"]
@@ -51,7 +54,7 @@ def verdict_lines(judge: JSON) -> list[str]:
     lines = []
     for v in judge["verdicts"]:
         lines.append(
-            f"Judge: {v['policy']} / {v['model']}: {'PASS' if v['passed'] else 'FAIL'}: "
+            f"Judge: {v['policy']} / {v['model']}: {VERDICTS[v['passed']]}: "
             f"fact presence {pct(v['fact_presence'])} against {pct(v['baseline_fact_presence'])} "
             f"for {base}, billed tokens {num(v['billed_tokens'])} against "
             f"{num(v['baseline_billed_tokens'])}, on {v['paired_seeds']} paired seeds ({v['reason']})"

@@ -22,7 +22,7 @@ from typing import cast
 
 from langgraph_sdk.schema import RunCreateMetadata, StreamMode
 
-from mafia.arena.game import GameTally, calls_of, clear_unstarted, finish
+from mafia.arena.game import GameTally, clear_unstarted, finish
 from mafia.arena.spec import ArenaError, ArenaSpec, GameSlot, model_record, write_json
 from mafia.game_settings import config_from_input, game_id_for
 from mafia.models.settings import ModelSettings
@@ -172,7 +172,7 @@ class ServerGames:
                 if part.event == "values":
                     log.step({"events": part.data.get("events", [])})
                 elif part.event == "custom" and "prompt" in part.data:
-                    tally.on_call(calls_of(part.data["prompt"]))
+                    tally.on_call(part.data["prompt"])
                 tally.check()
         except BaseException:
             if isinstance(parts, Generator):

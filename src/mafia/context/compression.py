@@ -131,10 +131,10 @@ def _spoken(transcript: DayRoundTranscript) -> list[SpeechLine]:
 
 
 def line_claims(line: SpeechLine, seats: Sequence[str]) -> tuple[str, ...]:
-    """The roles a speech claims: the speaker's structured claim, else those its text states."""
-    if line.claim:
-        return (line.claim,)
-    return tuple(role.value for role in extract(line.text, line.speaker, seats).claims)
+    """The roles a speech claims: the speaker's structured claim, then any other its text states
+    (a speech may claim Town in its answer and the Doctor in its words: the ledger keeps both)."""
+    spoken = (role.value for role in extract(line.text, line.speaker, seats).claims)
+    return tuple(dict.fromkeys([*([line.claim] if line.claim else []), *spoken]))
 
 
 def claims(transcript: DayRoundTranscript, seats: Sequence[str]) -> list[RoleClaim]:

@@ -15,12 +15,15 @@ import contextvars
 import os
 import re
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
 from pydantic import ValidationError
@@ -29,6 +32,9 @@ from mafia.actions import ActionBase
 from mafia.models.house.variants import SKILLS, house_variant
 from mafia.models.settings import LOCAL_API_KEY, ModelSettings
 from mafia.rules import SEED_MAX, SEED_MIN
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class ModelSpecError(ValueError):
@@ -91,10 +97,13 @@ def build_model(spec: str | ModelSettings) -> BaseChatModel:
     kwargs = _client_kwargs(settings)
     if provider == "openai":
         from langchain_openai import ChatOpenAI
-        from openai import OpenAIError
+        from openai import DefaultHttpxClient, OpenAIError
 
+        # The client keeps each reply's body for the call that asked for it: the provider's usage
+        # figures (and llama.cpp's timings), and the answer's text when the SDK's parse rejects it.
+        client = DefaultHttpxClient(event_hooks={"response": [keep_reply]})
         try:
-            return ChatOpenAI(model=name, **kwargs)
+            return ChatOpenAI(model=name, http_client=client, **kwargs)
         except OpenAIError as exc:  # no key: say which settings it needs, not a traceback
             raise ModelSpecError(
                 f"model {settings.model!r}: {exc} (set OPENAI_API_KEY, and OPENAI_BASE_URL for "
@@ -209,6 +218,86 @@ def model_settings(model: BaseChatModel) -> ModelSettings | None:
     return _settings.get(id(model))
 
 
+_reply: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("mafia_reply", default=None)
+USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "cached_tokens", "cache_n", "prompt_n")
+
+
+def keep_reply(response: httpx.Response) -> None:
+    """An HTTP response hook: the JSON body of a successful reply, kept for the call being made
+    (``StructuredCall`` opens a box per call; a retried request leaves its last reply)."""
+    box = _reply.get()
+    if box is None or response.status_code != 200:
+        return
+    response.read()
+    try:
+        body = response.json()
+    except ValueError:
+        return
+    if isinstance(body, dict):
+        box["body"] = body
+
+
+def provider_usage(body: Mapping[str, Any] | None, message: Any = None) -> dict[str, Any] | None:
+    """The usage a provider reported for one call, or None when it reported nothing: OpenAI's
+    ``usage`` (with ``prompt_tokens_details.cached_tokens``) and llama.cpp's ``timings``
+    (``cache_n``, the prompt tokens served from its cache, and ``prompt_n``), each None where
+    absent. Without a kept body, the usage a chat model put in its message's metadata."""
+    usage: Any = (body or {}).get("usage")
+    timings: Any = (body or {}).get("timings")
+    if body is None and isinstance(message, BaseMessage):
+        usage = message.response_metadata.get("token_usage")
+    usage = usage if isinstance(usage, Mapping) else {}
+    timings = timings if isinstance(timings, Mapping) else {}
+    if not usage and not timings:
+        return None
+    details = usage.get("prompt_tokens_details")
+    details = details if isinstance(details, Mapping) else {}
+    found = {
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "completion_tokens": usage.get("completion_tokens"),
+        "cached_tokens": details.get("cached_tokens"),
+        "cache_n": timings.get("cache_n"),
+        "prompt_n": timings.get("prompt_n"),
+    }
+    return {key: value if isinstance(value, int) else None for key, value in found.items()}
+
+
+def reply_content(body: Mapping[str, Any] | None) -> str:
+    """The answer's text in a kept reply body (its first choice's content), or ""."""
+    try:
+        content = (body or {})["choices"][0]["message"].get("content")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return ""
+    return content if isinstance(content, str) else ""
+
+
+@dataclass(frozen=True)
+class CallInFlight:
+    """A model call being waited for: whose turn, which model, since when (``time.monotonic``)."""
+
+    player: str
+    model: str
+    started: float
+
+
+_in_flight: dict[int, CallInFlight] = {}
+
+
+def calls_in_flight() -> list[CallInFlight]:
+    """The model calls being waited for now, oldest first."""
+    with _lock:
+        return sorted(_in_flight.values(), key=lambda call: call.started)
+
+
+REPLY_ATTRIBUTE = "mafia_reply"
+
+
+def reply_of(exc: BaseException) -> dict[str, Any] | None:
+    """The reply body kept for the call that raised ``exc`` (a refusal, a cut answer), if any."""
+    body = getattr(exc, REPLY_ATTRIBUTE, None)
+    return body if isinstance(body, dict) else None
+
+
 class StructuredCall:
     """A model bound to an action schema: ``invoke`` returns ``{"raw", "parsed", "parsing_error"}``.
 
@@ -248,6 +337,32 @@ class StructuredCall:
             return self._call(messages, config, action)
 
     def _call(self, messages: Any, config: RunnableConfig | None, action: str | None) -> dict[str, Any]:
+        """One call; the result also holds the provider's ``usage`` and the answer's ``content``
+        as the reply carried them (None and "" where the model kept no reply)."""
+        box: dict[str, Any] = {}
+        token = _reply.set(box)
+        metadata = (config or {}).get("metadata", {})
+        waiting = CallInFlight(
+            str(metadata.get("player", "")), str(metadata.get("model", "")), time.monotonic()
+        )
+        with _lock:
+            _in_flight[id(box)] = waiting
+        try:
+            result = self._ask(messages, config, action)
+        except (OutputParserException, ValidationError) as exc:  # the SDK's own parse of the answer
+            result = {"raw": None, "parsed": None, "parsing_error": exc}
+        except Exception as exc:
+            if "body" in box:
+                setattr(exc, REPLY_ATTRIBUTE, box["body"])
+            raise
+        finally:
+            _reply.reset(token)
+            with _lock:
+                _in_flight.pop(id(box), None)
+        body = box.get("body")
+        return {**result, "usage": provider_usage(body, result.get("raw")), "content": reply_content(body)}
+
+    def _ask(self, messages: Any, config: RunnableConfig | None, action: str | None) -> dict[str, Any]:
         # A provider request may never return: it is made cancellable. The house model and models
         # given as instances answer on the calling thread (no thread hand-off per turn).
         request = _cancellable if self.settings is not None else _direct
@@ -260,7 +375,7 @@ class StructuredCall:
         assert self.parser is not None
         try:
             parsed = self.parser.invoke(raw, config)
-        except (OutputParserException, ValidationError, ValueError) as exc:
+        except (OutputParserException, ValidationError, ValueError) as exc:  # LangChain's parse
             return {"raw": raw, "parsed": None, "parsing_error": exc}
         return {"raw": raw, "parsed": parsed, "parsing_error": None}
 

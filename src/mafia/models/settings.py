@@ -14,11 +14,12 @@ import re
 from dataclasses import asdict, field
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.dataclasses import dataclass
 
 from mafia.actions import ActionKind
 from mafia.rules import SEED_MAX, SEED_MIN
+from mafia.schema_dialect import Dialect, infer_dialect, min_output_tokens, worst_shape
 
 StructuredMethod = Literal["json_schema", "function_calling", "json_mode"]
 ACTIONS = tuple(kind.value for kind in ActionKind)
@@ -67,6 +68,10 @@ class ModelSettings:
     """Most calls in flight at once on the same provider; a local server's slot count."""
     extra_body: dict[str, Any] | None = None
     """Extra JSON fields of an OpenAI-compatible request, e.g. ``{"repeat_penalty": 1.15}``."""
+    schema: Dialect | None = None
+    """The answer schema's dialect (``mafia.schema_dialect``): ``grammar`` bounds every ask for a
+    server that compiles the schema into a grammar, ``stable`` keeps one schema all game for a
+    provider that bills and caches it. None infers it from the server (see ``dialect``)."""
 
     @field_validator("base_url")
     @classmethod
@@ -89,6 +94,39 @@ class ModelSettings:
         if unknown:
             raise ValueError(f"unknown action {unknown[0]!r}; allowed: {', '.join(ACTIONS)}")
         return value
+
+    @model_validator(mode="after")
+    def _grammar_fits(self) -> ModelSettings:
+        if self.schema == "grammar" and self.method == "json_mode":
+            raise ValueError(
+                "schema: 'grammar' needs a server that enforces the schema, which json_mode does not; "
+                "allowed with json_mode: 'stable'"
+            )
+        if self.dialect != "grammar":
+            return self
+        needed = min_output_tokens(worst_shape())
+        for action in ACTIONS:
+            if self.tokens_for(action) < needed:
+                where = f"action_max_tokens.{action}" if action in self.action_max_tokens else "max_tokens"
+                raise ValueError(
+                    f"{where}: {self.tokens_for(action)} is too small for schema 'grammar' "
+                    f"(answers need at least {needed} tokens); raise it or set schema = 'stable'"
+                )
+        return self
+
+    @property
+    def dialect(self) -> Dialect:
+        """The answer schema's dialect: the ``schema`` setting, else ``stable`` for OpenAI's own
+        API, Azure, providers reached without a base URL and ``json_mode``, and ``grammar`` for
+        other ``base_url`` servers (llama.cpp, vLLM, Ollama)."""
+        if self.schema is not None:
+            return self.schema
+        if self.provider == "house":
+            return "stable"
+        url = self.base_url
+        if url is None and self.provider == "openai":
+            url = os.environ.get("OPENAI_BASE_URL") or None
+        return infer_dialect(self.provider, url, self.method)
 
     @property
     def provider(self) -> str:
@@ -118,6 +156,8 @@ def first_error(exc: ValidationError) -> str:
     error = exc.errors()[0]
     loc = ".".join(str(part) for part in error["loc"])
     message = str(error["msg"]).removeprefix("Value error, ")
+    if not loc:  # a check of several fields names its field in the message
+        return message
     got = error.get("input")
     if error["type"] != "value_error" and isinstance(got, str | int | float | bool):
         message += f", got {got!r}"

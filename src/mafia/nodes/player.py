@@ -47,9 +47,17 @@ from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context, prompt_messages, with_schema_note
 from mafia.context.extraction import claimed_role
 from mafia.context.recall import RECALL_KIND
+from mafia.context.record import read_view
 from mafia.events import Fallback, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.human import ask_person, is_human
-from mafia.models.factory import resolve_model, states_schema, structured
+from mafia.models.factory import (
+    model_settings,
+    provider_usage,
+    reply_of,
+    resolve_model,
+    states_schema,
+    structured,
+)
 from mafia.nodes.common import parsed_log
 from mafia.nodes.recall_step import (
     RECALL_TOOL,
@@ -65,8 +73,10 @@ from mafia.prompt_pack import pack, unpack
 from mafia.protocol import ACTIONS
 from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
+from mafia.schema_dialect import AnswerShape, grammar_schema
 from mafia.state import JSON, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
 from mafia.tracing import traced_turn
+from mafia.views import player_view
 
 # A run without a checkpointer has nothing to make durable: the turn's "exit" durability is moot
 # there, and LangGraph would warn about it on every turn.
@@ -117,6 +127,21 @@ def answer_schema(action: ActionKind, options: Sequence[str], reask: bool) -> ty
     return cast(type[ActionBase], constrained_schema(schema, name, options, action is ActionKind.SPEAK))
 
 
+def answer_shape(state: PlayerTurnState, action: ActionKind, limits: TextLimits) -> AnswerShape:
+    """What this turn's answer may hold, for a schema bounded to it: the legal options, the text
+    and its limit, a claim, and the living players (other than the player) to suspect."""
+    req = state["request"]
+    me = req["player"]
+    living = read_view(player_view(parsed_log(state["game_id"], state["events"]), me), me).living
+    return AnswerShape(
+        options=tuple(req["options"]) if CHOICE_FIELD[action] is not None else (),
+        choice_optional=action is ActionKind.SPEAK,
+        text_limit=text_limit(action, limits) if TEXT_FIELD[action] is not None else None,
+        claims=action in CLAIM_ACTIONS,
+        suspects=tuple(p for p in living if p != me),
+    )
+
+
 # ---- subgraph nodes ------------------------------------------------------------------------
 
 
@@ -162,23 +187,32 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     """
     req = state["request"]
     action = ActionKind(req["action"])
-    schema = answer_schema(action, req["options"], reask=bool(state["attempts"]))
     spec = game_context(runtime).model_spec(req["player"], req["order"])
     if is_human(spec):  # a person's seat: the game pauses until they answer
         return ask_person(state, CHOICE_FIELD[action], TEXT_FIELD[action], action in CLAIM_ACTIONS)
     model = resolve_model(spec)
+    settings = model_settings(model)
+    dialect = settings.dialect if settings is not None else "stable"
+    if settings is not None and dialect == "grammar":
+        limits = game_context(runtime).text_limits
+        shape = answer_shape(state, action, limits)
+        schema = grammar_schema(shape, settings.tokens_for(action.value), limits)
+    else:
+        schema = answer_schema(action, req["options"], reask=bool(state["attempts"]))
     answer: JSON | None = None
     rejection: Rejection | None = None
     raw = ""
+    usage: JSON | None = None
     asked: JSON | None = None
     tools: tuple[JSON, ...] = ()
     try:
-        if recall_offered(state, model, game_context(runtime).policy.recall):
+        if dialect == "stable" and recall_offered(state, model, game_context(runtime).policy.recall):
             tools = (RECALL_TOOL,)
             out, asked = ask_with_recall(model, schema, state["messages"], get_config())
         else:
             out = structured(model, schema).invoke(state["messages"], get_config())
-        raw = encodable(raw_text(out.get("raw")))
+        usage = out.get("usage")
+        raw = encodable(raw_text(out.get("raw")) or out.get("content", ""))
         if asked is not None:
             return recall_asked(state, out["raw"], asked, schema, raw, tools)
         parsed = out.get("parsed")
@@ -195,13 +229,18 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         rejection = rejection_of(exc, CHOICE_FIELD[action])
         if rejection is None:
             raise
+        usage = provider_usage(reply_of(exc))
     if rejection is not None:
         raw = raw or rejection.raw
+    # A grammar server neither bills the schema nor puts it in the prompt's prefix.
+    billed_schema = schema if dialect == "stable" else None
     attempt: JSON = {
         "raw": raw,
         "error": None,
         "kind": None,
-        **call_tokens(state["messages"], schema, raw, tools),
+        "schema": dialect,
+        **call_tokens(state["messages"], billed_schema, raw, tools),
+        "provider_usage": usage,
     }
     if tools:  # what a budget bounds, once a call may carry a recall exchange
         attempt["context_tokens"] = context_tokens(state["messages"])
@@ -410,19 +449,23 @@ Turn = tuple[JSON, list[JSON], JSON]
 """A finished turn (the choice, the text...), the player's own events, the turn's prompt record."""
 
 
-def play(graph: Any, game_id: str, events: list[JSON], request: TurnRequest) -> Turn:
+def play(
+    graph: Any, game_id: str, events: list[JSON], request: TurnRequest, context: GameContext | None = None
+) -> Turn:
     """Run the player subgraph ``graph`` for ``request`` on the current log.
 
     Returns the finished turn, the player's own events (the thought, any fallback), which go
     straight to the log (whatever applies the turn needs only its small choice), and the turn's
     prompt record, which goes to the ``prompts`` channel in the same write as those events.
+    ``context`` is the run's (``mafia.run_record.run_of``): the recorded one on a resume given none.
     """
     source: PlayerTurnInput = {"game_id": game_id, "events": events, "request": request}
     out = traced_turn(
-        lambda cfg: graph.invoke(source, cfg, durability="exit"),
+        lambda cfg: graph.invoke(source, cfg, durability="exit", context=context),
         get_config(),
         request,
         parsed_log(game_id, events),
+        context,
     )
     turn = dict(out["turn"])
     record = {"game_id": game_id, **turn.pop("prompt_record")}
@@ -431,13 +474,20 @@ def play(graph: Any, game_id: str, events: list[JSON], request: TurnRequest) -> 
     return turn, own_events, record
 
 
-def _play_task(graph: Any, game_id: str, events: list[JSON], request: TurnRequest, base: JSON | None) -> Turn:
+def _play_task(
+    graph: Any,
+    game_id: str,
+    events: list[JSON],
+    request: TurnRequest,
+    base: JSON | None,
+    context: GameContext | None = None,
+) -> Turn:
     """One player's turn of a simultaneous step, as a task: its result is checkpointed on its own,
     so a step resumed after a failure replays the turns that finished instead of asking again.
     A task's arguments are never checkpointed (the log is not copied into any checkpoint); its
     result holds the prompt record packed against ``base``, the game's last record before the step.
     """
-    turn, own_events, record = play(graph, game_id, events, request)
+    turn, own_events, record = play(graph, game_id, events, request, context)
     return turn, own_events, pack(record, base)
 
 
@@ -445,11 +495,16 @@ play_task: Any = task(name="player_turn")(cast(Any, _play_task))
 
 
 def play_all(
-    graph: Any, game_id: str, events: list[JSON], requests: Sequence[TurnRequest], base: JSON | None
+    graph: Any,
+    game_id: str,
+    events: list[JSON],
+    requests: Sequence[TurnRequest],
+    base: JSON | None,
+    context: GameContext | None = None,
 ) -> list[Turn]:
     """Every request's turn, played at once (one task each), in the order of ``requests``;
     ``base`` is the game's last whole prompt record before the step."""
-    futures = [play_task(graph, game_id, events, r, base) for r in requests]
+    futures = [play_task(graph, game_id, events, r, base, context) for r in requests]
     played: list[Turn] = []
     paused: list[Interrupt] = []
     for future in futures:  # every turn is waited for, so all people of the step pause together

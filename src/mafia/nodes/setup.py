@@ -23,6 +23,7 @@ from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.nodes.common import dump, readable
 from mafia.personas import deal_personas
 from mafia.rules import ConfigError, GameConfig, Role, assign_roles
+from mafia.run_record import describe_context
 from mafia.runtime import GameContext, game_context
 from mafia.state import GameState, GameUpdate, SetupInput
 
@@ -53,7 +54,9 @@ def setup(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
     A bad setup or context fails here, before the first turn, with the command line's message.
     """
     raw = state.get("setup") or {}
-    return deal(raw, check_run(raw, game_context(runtime)))
+    context = game_context(runtime)
+    config = check_run(raw, context)
+    return {**deal(raw, config), "run": describe_context(context, config.seat_names())}
 
 
 def deal(raw: SetupInput | Mapping[str, Any], config: GameConfig) -> GameUpdate:

@@ -13,14 +13,19 @@ which is how Studio's drawing (``get_graph(xray=True)``) finds and expands it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
+
+from langgraph.runtime import Runtime
 
 from mafia.nodes.common import readable
 from mafia.nodes.player import PLAYER_GRAPH, play, play_all
 from mafia.prompt_pack import last_record, pack_all
 from mafia.protocol import StepSpec, apply_turns, merged, opening
+from mafia.run_record import run_of
+from mafia.runtime import GameContext
 from mafia.state import JSON, GameState, GameUpdate
 
-Node = Callable[[GameState], GameUpdate]
+Node = Callable[[GameState, Runtime[GameContext]], GameUpdate]
 
 
 def _base(state: GameState) -> JSON | None:
@@ -34,17 +39,18 @@ def turn_node(name: str, spec: StepSpec) -> Node:
     assert ask is not None, f"{name} asks no one"
     graph = PLAYER_GRAPH
 
-    def turn_step(state: GameState) -> GameUpdate:
+    def turn_step(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
+        run = run_of(state, runtime.context)  # the recorded run when a resume gives no context
         base = _base(state)
         opened = opening(spec, state)
         requests = ask(merged(state, opened))
         if spec.at_once:
-            played = play_all(graph, state["game_id"], state["events"], requests, base)
+            played = play_all(graph, state["game_id"], state["events"], requests, base, run.context)
         else:
-            played = [play(graph, state["game_id"], state["events"], r) for r in requests]
+            played = [play(graph, state["game_id"], state["events"], r, run.context) for r in requests]
         update = apply_turns(spec, opened, state, [(turn, own) for turn, own, _ in played])
         update["prompts"] = pack_all([record for _, _, record in played], base)
-        return readable(state, update)
+        return cast(GameUpdate, run.applied(dict(readable(state, update))))
 
     turn_step.__name__ = turn_step.__qualname__ = name
     turn_step.__doc__ = ask.__doc__

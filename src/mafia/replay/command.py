@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from mafia.display import GameView
+from mafia.cost import cost_line, run_cost
+from mafia.display import GameView, terminal
 from mafia.events import EventBase, GameOver, roles_from_log
 from mafia.game_settings import SettingError
 from mafia.replay.page import GENERATOR, render_page
@@ -78,7 +78,7 @@ def replay(
             )
         if as_seat is not None:
             player = seat_of(as_seat, folder.started.players)
-            print_calls(Console(highlight=False), seat_calls(folder.prompts(), player, day))
+            print_calls(terminal(), seat_calls(folder.prompts(), player, day))
         elif html is not None:
             write_page(folder, view or View.ALL, day, html)
             typer.echo(f"Wrote {html}")
@@ -90,7 +90,7 @@ def replay(
 
 def show(folder: RunFolder, view: View, day: int | None) -> None:
     """The replay in the terminal, drawn by the live view."""
-    console = Console(highlight=False)
+    console = terminal()
     reveal = view is View.ALL
     game_view = GameView(console, reveal=reveal, thoughts=reveal)
     for event in chosen_events(folder, view, day):
@@ -98,6 +98,8 @@ def show(folder: RunFolder, view: View, day: int | None) -> None:
     if not any(isinstance(e, GameOver) for e in folder.events) and (day is None or day == folder.rounds):
         where = "night zero" if folder.rounds == 0 else f"round {folder.rounds}"
         console.print(f"The game has not finished: its log ends in {where}.")
+    if day is None:
+        console.print(cost_line(run_cost(folder.path)), soft_wrap=True)
 
 
 def write_page(folder: RunFolder, view: View, day: int | None, out: Path) -> None:

@@ -24,6 +24,7 @@ from mafia.display import (
     vote_rows,
 )
 from mafia.rules import Role
+from mafia.run_record import shown
 
 GENERATOR = '<meta name="generator" content="mafia replay">'  # marks a page this module wrote
 
@@ -116,8 +117,8 @@ def _models(run: Mapping[str, Any]) -> str:
     if not model:
         return ""
     seats = run.get("seat_models") or {}
-    extra = "".join(f", seat {seat}: {spec}" for seat, spec in seats.items())
-    return f"Models: {model}{extra}."
+    extra = "".join(f", seat {seat}: {shown(spec)}" for seat, spec in seats.items())
+    return f"Models: {shown(model)}{extra}."
 
 
 def _timeline(sections: Sequence[Section]) -> str:
@@ -259,6 +260,10 @@ def _body(event: ev.EventBase, roles: Mapping[str, Role]) -> str:
         case ev.TextTruncated():
             return escape(
                 f"{event.player}, {event.action}: {event.field} cut from {event.length} to {event.limit}."
+            )
+        case ev.RunChanged():
+            return escape(
+                f"The run was changed on resume: {event.setting} from {event.before} to {event.after}."
             )
         case ev.GameOver():
             return _game_over(event)

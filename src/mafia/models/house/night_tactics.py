@@ -1,9 +1,11 @@
 """Night tactics of the house model: the Mafia's plan and kill, the Doctor, the Detective.
 
 The Mafia's night-zero plan names a day push and a designated counterclaimer that partners adopt;
-kills go to the most dangerous town player (a claimed Detective first), and proposals converge on
-the earliest one so consensus comes in Round 1 or 2. The Doctor protects a credible claimed
-Detective, else itself or a vocal town voice; the Detective checks its top uninvestigated suspect.
+kills go to the most dangerous town player (a claimed Detective first); a partner backs the earlier
+proposal unless its own best target is another that its read ranks as high, so a team whose reads
+differ goes to Round 2, where the best-supported proposal wins and a split goes to the lowest seat. The Doctor
+protects a credible claimed Detective, else itself or a vocal town voice; the Detective checks its
+top uninvestigated suspect.
 """
 
 from __future__ import annotations
@@ -72,6 +74,12 @@ def _kill_choice(ctx: Ctx, named: list[str]) -> str | None:
     return best(ctx.rng, named, lambda p: danger.get(p, 0.0))
 
 
+def reads_differ(danger: dict[str, float], mine: str | None, theirs: str) -> bool:
+    """Whether my own best target is another than a partner's proposal and ranks at least as high
+    in my read: then I propose my own instead of backing theirs (and the team may need Round 2)."""
+    return mine is not None and mine != theirs and danger.get(mine, 0.0) >= danger.get(theirs, float("-inf"))
+
+
 def _kill_why(ctx: Ctx, target: str) -> str:
     b = ctx.board
     if target in b.detective_claims:
@@ -89,8 +97,9 @@ def mafia_round1(ctx: Ctx) -> Decision:
         return decision_with({"choice": loose, "text": f"Let us take {loose}."}, "Kill.", "A loose pick.")
     allowed = (*named, skip)
     earlier = [p for p in ctx.view.proposals if p.speaker in b.partners and p.target in allowed]
-    mine = _kill_choice(ctx, named)
-    if earlier and not (mine in b.detective_claims and earlier[0].target != mine):
+    danger = danger_scores(ctx)
+    mine = best(ctx.rng, named, lambda p: danger.get(p, 0.0))
+    if earlier and not reads_differ(danger, mine, earlier[0].target):
         choice = earlier[0].target
         message = f"I back {earlier[0].speaker}: {choice}, so we agree at once."
         reasoning = f"Following {earlier[0].speaker}'s proposal reaches consensus in Round 1."
@@ -116,8 +125,16 @@ def mafia_round2(ctx: Ctx) -> Decision:
     if proposals and ctx.view.action != "night_kill":
         counts = Counter(p.target for p in proposals)
         top = max(counts.values())
-        choice = next(p.target for p in proposals if counts[p.target] == top)
-        reasoning = f"{choice} has the most Round 1 support (earliest on a tie): consensus."
+        leaders = [p.target for p in proposals if counts[p.target] == top]
+        if len(set(leaders)) == 1:
+            choice = leaders[0]
+            reasoning = f"{choice} has the most Round 1 support: consensus."
+        else:  # a split: each holds to the one its own read ranks highest (its own proposal on a
+            # tie); if the team still splits, the lowest seat's choice stands
+            danger = danger_scores(ctx)
+            own = next((p.target for p in proposals if p.speaker == b.me), None)
+            choice = max(leaders, key=lambda t: (danger.get(t, float("-inf")), t == own))
+            reasoning = f"{choice} is the most dangerous of the split proposals, as I read it."
     else:
         mine = _kill_choice(ctx, named)
         choice = mine if mine is not None else fallback

@@ -1,0 +1,126 @@
+"""The command line's own behaviour: its version and short help, hints that run as printed, errors
+on stderr, a start-up that does not load the plotting library, and a game file's policy."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fakes import free_port
+from mafia.cli import app
+
+runner = CliRunner()
+MAFIA = Path(sys.executable).parent / "mafia"
+ENV = {**os.environ, "LANGSMITH_TRACING": "false"}
+
+
+def test_version_and_short_help() -> None:
+    from importlib.metadata import version
+
+    shown = runner.invoke(app, ["--version"])
+    assert shown.exit_code == 0 and shown.output.strip() == f"mafia-graph {version('mafia-graph')}"
+    short = runner.invoke(app, ["-h"])
+    assert short.exit_code == 0 and "play" in short.output and "resume" in short.output
+    assert runner.invoke(app, ["play", "-h"]).exit_code == 0
+
+
+def test_the_command_line_does_not_load_matplotlib() -> None:
+    probe = (
+        "import sys\nfrom mafia.cli import app\nsys.argv = ['mafia', '--help']\n"
+        "try:\n    app()\nexcept SystemExit:\n    pass\n"
+        "print('loaded' if 'matplotlib' in sys.modules else 'not loaded', file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=ENV, timeout=120)
+    assert done.stderr.strip().endswith("not loaded"), done.stderr
+
+
+def test_a_provider_stop_is_on_stderr_and_its_hint_runs_as_printed(tmp_path: Path) -> None:
+    env = {**ENV, "OPENAI_API_KEY": "unused", "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"}
+    args = ["play", "--seed", "3", "--quiet", "--seat-model", "4=openai:x", "--out", "runs"]
+    stopped = subprocess.run(
+        [os.path.relpath(MAFIA, tmp_path), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+    assert stopped.returncode == 1, stopped
+    assert "error:" not in stopped.stdout and "the game stopped" in stopped.stderr
+    found = re.search(r"Go on with: (.+)", stopped.stderr)
+    assert found is not None, stopped.stderr
+    again = subprocess.run(
+        found[1], shell=True, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300
+    )
+    # The hint runs (no "command not found") and resumes with the run's own models: seat 4 is
+    # still the unreachable server, so the game stops again where it stopped.
+    assert again.returncode == 1, again
+    assert "the game stopped" in again.stderr and "ConnectionError" in again.stderr
+
+
+def test_a_full_disk_at_stdout_is_one_line(tmp_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [str(MAFIA), "play", "--seed", "1", "--no-checkpoint", "--out", str(tmp_path)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=ENV,
+            timeout=300,
+        )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and re.match(r"error: cannot write to the terminal: .*No space left", lines[0]), (
+        lines
+    )
+
+
+def test_human_seats_are_matched_as_replay_matches_them(tmp_path: Path) -> None:
+    names = "Ann,Bob,Cy,Dee,Eli,Fay,Gus"
+    result = runner.invoke(
+        app, ["play", "--names", names, "--human", "bob", "--no-checkpoint", "--out", str(tmp_path)], input=""
+    )
+    assert "names no seat" not in result.output
+    assert result.exit_code == 130, result.output  # it waited for Bob's player, then the input ended
+    assert "Bob" in result.output
+
+
+def test_a_game_file_sets_the_policy(tmp_path: Path) -> None:
+    (tmp_path / "game.toml").write_text('seed = 4\nplayers = 5\npolicy = "full-history"\n')
+    result = runner.invoke(
+        app, ["play", "--config", str(tmp_path / "game.toml"), "--quiet", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    recorded = json.loads((tmp_path / "game-5p-seed4" / "run.json").read_text())
+    assert recorded["policy"]["name"] == "full-history"
+    (tmp_path / "bad.toml").write_text("policy = { verbatim_rounds = 0 }\n")
+    bad = runner.invoke(app, ["play", "--config", str(tmp_path / "bad.toml"), "--out", str(tmp_path)])
+    assert bad.exit_code == 2 and "policy.verbatim_rounds" in bad.stderr, bad.output
+
+
+def test_open_checkpointer_takes_a_string(tmp_path: Path) -> None:
+    from mafia.checkpoints import open_checkpointer
+
+    with open_checkpointer(str(tmp_path / "runs")) as saver:
+        assert saver.get_tuple({"configurable": {"thread_id": "none"}}) is None
+
+
+@pytest.mark.parametrize("spec", ["mafia=1,mafia=2", "", " , "])
+def test_roles_given_twice_or_empty_are_refused(spec: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["play", "--roles", spec, "--out", str(tmp_path)])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
+    assert "--roles" in result.stderr
+
+
+@pytest.mark.parametrize("out", ["", "/proc/x", "/proc/self/x/y"])
+def test_an_unusable_out_folder_is_refused(out: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["play", "--out", out])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
+    assert result.stderr.startswith("error: --out") and "Traceback" not in result.output

@@ -1,0 +1,205 @@
+"""A run is what it was started as: its policy, every seat's model with its settings, its people
+and its settings survive a stop (a provider stop, Ctrl-C or the end of input at a person's turn, a
+Studio interrupt), whether it goes on by the command line, from Python or through the graph; a
+differing setting is refused naming both values, and an explicit override is logged as an event."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+from typer.testing import CliRunner
+
+from fakes import free_port
+from fault_server import FaultServer
+from mafia.cli import app
+from mafia.context.policy import POLICIES
+from mafia.graph import compile_graph
+from mafia.models.settings import ModelSettings
+from mafia.run_record import RunMismatch
+from mafia.runner import RECURSION_LIMIT, resume_game, run_game, sqlite_checkpointer
+
+runner = CliRunner()
+LOGS = ("events.jsonl", "prompts.jsonl")
+
+
+def _file(path: Path, base_url: str) -> Path:
+    path.write_text(
+        'seed = 11\nplayers = 6\nround_cap = 3\nmax_retries = 1\npolicy = "full-history"\n'
+        f'[model]\nmodel = "openai:house"\nbase_url = "{base_url}"\nrequest_retries = 0\n'
+        '[seats.3]\nmodel = "house:5"\n'
+    )
+    return path
+
+
+def _logs(folder: Path) -> list[bytes]:
+    return [(folder / name).read_bytes() for name in LOGS]
+
+
+def test_cli_resume_keeps_policy_models_and_settings_after_a_provider_stop(tmp_path: Path) -> None:
+    with FaultServer() as plain:
+        ref = runner.invoke(
+            app,
+            [
+                "play",
+                "--config",
+                str(_file(tmp_path / "a.toml", plain.base_url)),
+                "--quiet",
+                "--out",
+                str(tmp_path / "ref"),
+            ],
+        )
+        assert ref.exit_code == 0, ref.output
+    with FaultServer(burst=range(15, 16)) as flaky:
+        game = _file(tmp_path / "b.toml", flaky.base_url)
+        stopped = runner.invoke(
+            app, ["play", "--config", str(game), "--quiet", "--out", str(tmp_path / "run")]
+        )
+        assert stopped.exit_code == 1, stopped.output
+        run = tmp_path / "run" / "game-6p-seed11"
+        recorded = json.loads((run / "run.json").read_text())
+        assert recorded["policy"]["name"] == "full-history" and recorded["max_retries"] == 1
+        assert recorded["model"] == {
+            "model": "openai:house",
+            "base_url": flaky.base_url,
+            "request_retries": 0,
+        }
+        assert recorded["seat_models"] == {"3": "house:5"} and recorded["humans"] == []
+        out = ["--out", str(tmp_path / "run")]
+        policy = runner.invoke(app, ["resume", run.name, *out, "--policy", "seed-window"])
+        assert policy.exit_code == 2, policy.output
+        assert (
+            "full-history" in policy.stderr
+            and "seed-window" in policy.stderr
+            and "--change-policy" in policy.stderr
+        )
+        model = runner.invoke(app, ["resume", run.name, *out, "--model", "house"])
+        assert model.exit_code == 2 and "'house'" in model.stderr and "openai:house" in model.stderr, (
+            model.output
+        )
+        assert "--change-model" in model.stderr
+        resumed = runner.invoke(app, ["resume", run.name, *out, "--quiet"])
+        assert resumed.exit_code == 0, resumed.output
+    assert _logs(run) == _logs(tmp_path / "ref" / "game-6p-seed11")
+
+
+def test_a_cli_override_is_logged_as_an_event(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "unused")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
+    out = ["--out", str(tmp_path)]
+    stopped = runner.invoke(app, ["play", "--seed", "3", "--seat-model", "4=openai:gone", "--quiet", *out])
+    assert stopped.exit_code == 1, stopped.output
+    again = runner.invoke(app, ["resume", "game-7p-seed3", *out, "--quiet"])
+    assert again.exit_code == 1 and "the game stopped" in again.stderr  # still seat 4's own model
+    refused = runner.invoke(app, ["resume", "game-7p-seed3", *out, "--seat-model", "4=house:3"])
+    assert refused.exit_code == 2 and "'openai:gone'" in refused.stderr and "'house:3'" in refused.stderr
+    changed = runner.invoke(
+        app, ["resume", "game-7p-seed3", *out, "--seat-model", "4=house:3", "--change-model", "--quiet"]
+    )
+    assert changed.exit_code == 0, changed.output
+    events = [
+        json.loads(line) for line in (tmp_path / "game-7p-seed3" / "events.jsonl").read_text().splitlines()
+    ]
+    changes = [e for e in events if e["type"] == "run_changed"]
+    assert [(c["setting"], c["before"], c["after"]) for c in changes] == [
+        ("seat_models.4", "openai:gone", "house:3")
+    ]
+    assert json.loads((tmp_path / "game-7p-seed3" / "run.json").read_text())["seat_models"] == {
+        "4": "house:3"
+    }
+
+
+def test_cli_keeps_a_person_at_the_table_after_the_input_ends(tmp_path: Path) -> None:
+    out = ["--out", str(tmp_path)]
+    first = runner.invoke(
+        app, ["play", "--seed", "2", "--human", "3", "--policy", "one-round-window", *out], input=""
+    )
+    assert first.exit_code == 130, first.output
+    recorded = json.loads((tmp_path / "game-7p-seed2" / "run.json").read_text())
+    assert recorded["humans"] == ["3"] and recorded["seat_models"] == {"3": "human"}
+    assert recorded["policy"]["name"] == "one-round-window"
+    again = runner.invoke(app, ["resume", "game-7p-seed2", *out], input="")
+    assert again.exit_code == 130, again.output  # Player 3 is still asked, not the house model
+    assert "Player 3" in again.output
+
+
+GAME = {"seed": 5, "players": 6, "round_cap": 3}
+
+
+def test_python_resume_without_models_keeps_the_recorded_run(tmp_path: Path) -> None:
+    def play(base_url: str, out: Path, saver: Any) -> dict[str, Any]:
+        settings = ModelSettings(model="openai:house", base_url=base_url, request_retries=0)
+        return run_game(
+            GAME,
+            model=settings,
+            seat_models={"2": "house:3"},
+            policy=POLICIES["full-history"],
+            max_retries=1,
+            checkpointer=saver,
+            out_dir=out,
+            thread_id="t",
+        )
+
+    with FaultServer() as plain:
+        play(plain.base_url, tmp_path / "ref", InMemorySaver())
+    with FaultServer(burst=range(12, 13)) as flaky, sqlite_checkpointer(tmp_path / "c.sqlite") as saver:
+        with pytest.raises(openai.APIError):
+            play(flaky.base_url, tmp_path / "run", saver)
+        with pytest.raises(
+            RunMismatch, match=r"policy: the run was started with full-history; got seed-window"
+        ):
+            resume_game("t", checkpointer=saver, policy=POLICIES["seed-window"], out_dir=tmp_path / "run")
+        with pytest.raises(RunMismatch, match=r"max_retries: the run was started with 1; got 3"):
+            resume_game("t", checkpointer=saver, max_retries=3, out_dir=tmp_path / "run")
+        final = resume_game("t", checkpointer=saver, out_dir=tmp_path / "run")
+    assert final["winner"] is not None
+    assert _logs(tmp_path / "run" / "t") == _logs(tmp_path / "ref" / "t")
+
+
+def test_python_override_is_logged(tmp_path: Path) -> None:
+    saver = InMemorySaver()
+    with FaultServer(burst=range(10, 11)) as flaky:
+        settings = ModelSettings(model="openai:house", base_url=flaky.base_url, request_retries=0)
+        with pytest.raises(openai.APIError):
+            run_game(GAME, model=settings, checkpointer=saver, thread_id="t")
+    final = resume_game(
+        "t", checkpointer=saver, model="house:1", policy=POLICIES["full-history"], change=("model", "policy")
+    )
+    changes = [e for e in final["events"] if e["type"] == "run_changed"]
+    assert {c["setting"] for c in changes} == {"model", "policy"}
+    assert all(c["before"] != c["after"] for c in changes)
+
+
+def test_the_graph_keeps_people_and_policy_when_resumed_without_context() -> None:
+    game = compile_graph(checkpointer=InMemorySaver())
+    cfg: Any = {"configurable": {"thread_id": "table"}, "recursion_limit": RECURSION_LIMIT}
+    context = {"seat_models": {"3": "human"}, "policy": "full-history"}
+    out = game.invoke({"setup": {"seed": 2, "players": 5}}, cfg, context=context)
+    asked = 0
+    while "__interrupt__" in out:
+        assert asked < 100
+        (pending,) = out["__interrupt__"]
+        turn = pending.value
+        assert turn["player"] == "Player 3"
+        asked += 1
+        reply = {"text": "Studio here.", "choice": 1} if turn["text"] else {"choice": 1}
+        out = game.invoke(Command(resume=reply), cfg)  # no context, as Studio's resume form sends
+    assert asked >= 3 and out["winner"] is not None
+    values = game.get_state(cfg).values
+    assert values["run"]["policy"]["name"] == "full-history"
+    speeches = [e for e in values["events"] if e["type"] == "speech" and e["speaker"] == "Player 3"]
+    assert speeches and all(s["text"] == "Studio here." for s in speeches)
+
+
+def test_the_graph_refuses_a_differing_context_on_resume() -> None:
+    game = compile_graph(checkpointer=InMemorySaver())
+    cfg: Any = {"configurable": {"thread_id": "table"}, "recursion_limit": RECURSION_LIMIT}
+    out = game.invoke({"setup": {"seed": 2, "players": 5}}, cfg, context={"seat_models": {"3": "human"}})
+    assert "__interrupt__" in out
+    with pytest.raises(RunMismatch, match=r"seat_models\.3: the run was started with 'human'; got 'house'"):
+        game.invoke(Command(resume="x"), cfg, context={"seat_models": {"3": "house"}})
