@@ -7,6 +7,8 @@ Each sets ``step`` for the routers. The rules themselves live in mafia.rules.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from langgraph.runtime import Runtime
 
 from mafia.events import (
@@ -22,8 +24,10 @@ from mafia.events import (
 from mafia.nodes.common import dump, parsed_log, readable, since_daybreak, table
 from mafia.prompt_pack import last_record, pack_all
 from mafia.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
-from mafia.runtime import GameContext, game_context
 from mafia.state import JSON, GameState, GameUpdate
+
+if TYPE_CHECKING:
+    from mafia.runtime import GameContext
 
 
 def last_night_death(state: GameState) -> str | None:
@@ -48,9 +52,10 @@ def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
         living=t.living,
         speaking_order=order,
     )
-    # The summariser's call needs the context package, which reads the protocol table this module
-    # is part of: imported when a day opens.
+    # The summariser's call and the run's context need the context package, which reads the
+    # protocol table this module is part of: imported when a day opens.
     from mafia.nodes.summary import dawn_summary
+    from mafia.runtime import game_context
 
     summary_events, records = dawn_summary(
         [*parsed_log(state["game_id"], state["events"]), event], game_context(runtime), round_
