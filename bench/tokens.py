@@ -18,7 +18,9 @@ uncached tokens come from: calls no cache serves at all (their shared prefix is 
 tokens: a day's first speech, Day 1's early speakers) and the tail of the others.
 ``--seeds N`` and ``--long-seeds N`` run a smaller sample; ``--policy NAME`` plays a registered
 context policy (``mafia.context.policy.POLICIES``) instead of the default window, and
-``--verbatim-rounds``, ``--reasonings`` and ``--plans`` change its window and memory.
+``--verbatim-rounds``, ``--reasonings`` and ``--plans`` change its window and memory. Under a
+policy with summaries the house model writes them (its calls are billed with the game's); under a
+token budget, ``calls_within_budget`` is the share of calls (peer and long games) within it.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP, quick
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
+from mafia.context.summary import SUMMARISER as SUMMARY_RECORDS
 from mafia.runner import run_game
 from peer_model import PeerModel
 
@@ -41,6 +44,7 @@ LONG_SEEDS = 3
 PEER_ROLES = {"mafia": 2, "detective": 1, "doctor": 1}
 LONG_ROUNDS = 4 if quick() else 10  # quick mode: short long games
 LONG_SIZES = (8,) if quick() else (8, 16)
+SUMMARISER = "house"
 GROWTH_FROM = 3
 BREAKDOWN_ROUND = 4
 
@@ -55,7 +59,9 @@ def play(
     if passive:
         config["round_cap"] = LONG_ROUNDS
     records: list[JSON] = []
-    run_game(config, model=PeerModel(seed=seed, passive=passive), policy=policy, on_prompt=records.append)
+    model = PeerModel(seed=seed, passive=passive)
+    # The peer model writes no summaries: a policy with summaries has the house model write them.
+    run_game(config, model=model, policy=policy, summariser=SUMMARISER, on_prompt=records.append)
     return records
 
 
@@ -124,6 +130,12 @@ def breakdown(games: Sequence[list[JSON]], number: int) -> JSON | None:
         key=lambda r: (sent(r["attempts"][0]), r["game_id"], r["id"]),
     )
     return records[(len(records) - 1) // 2] if records else None
+
+
+def within_budget(games: Sequence[list[JSON]], budget: int) -> float:
+    """The share of calls whose text (the prompt, and any recall exchange) is within ``budget``."""
+    sizes = [int(a.get("context_tokens", r["total_tokens"])) for g in games for r in g for a in r["attempts"]]
+    return sum(size <= budget for size in sizes) / len(sizes)
 
 
 def ratio(a: float, b: float) -> float:
@@ -198,6 +210,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"uncached_tail_per_served_call={figures['uncached_tail_per_served_call']:.0f}")
     print(f"output_tokens_per_game={figures['output_tokens_per_game']:.0f}")
     print(f"cached_share={figures['cached_share']:.3f}")
+    summaries = [r for g in peer for r in g if r["player"] == SUMMARY_RECORDS]
+    print(f"summary_calls_per_game={len(summaries) / len(peer):.2f}")
+    if policy.token_budget is not None:
+        games = [*peer, *(game for n in LONG_SIZES for game in long[n])]
+        print(f"calls_within_budget={within_budget(games, policy.token_budget):.3f}")
     growths, sent_ratios, billed_ratios = [], [], []
     for n in LONG_SIZES:
         window, whole = totals(long[n]), totals(full[n])

@@ -14,7 +14,7 @@ from typing import Any
 from mafia.runner import RECURSION_LIMIT
 
 Edge = tuple[str, str]
-TURN_NODES = ("build_context", "decide", "commit")
+TURN_NODES = ("build_context", "decide", "recall", "commit")
 
 
 def drawn_edges(drawing: Any) -> set[Edge]:

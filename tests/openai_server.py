@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from mafia.models.house import HouseModel
 
@@ -137,6 +137,20 @@ class OpenAIServer:
 
 
 def _message(raw: dict[str, Any]) -> BaseMessage:
+    """A request's message as LangChain's: tool calls and tool results kept as such (recall)."""
+    if raw["role"] == "tool":
+        return ToolMessage(raw.get("content") or "", tool_call_id=raw.get("tool_call_id") or "")
+    if raw["role"] == "assistant" and raw.get("tool_calls"):
+        calls = [
+            {
+                "name": c["function"]["name"],
+                "args": json.loads(c["function"]["arguments"]),
+                "id": c["id"],
+                "type": "tool_call",
+            }
+            for c in raw["tool_calls"]
+        ]
+        return AIMessage(raw.get("content") or "", tool_calls=calls)
     kinds = {"system": SystemMessage, "developer": SystemMessage, "assistant": AIMessage}
     return kinds.get(raw["role"], HumanMessage)(raw.get("content") or "")
 

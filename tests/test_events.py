@@ -78,6 +78,10 @@ def every_event() -> list[ev.EventBase]:
             round=3, player="Ed", action="vote", error=AWKWARD, kind="schema", attempts=3, applied="skip"
         ),
         ev.TextTruncated(round=3, player="Ed", action="speak", field="speech", length=9000, limit=1200),
+        ev.ColdSummary(
+            round=3, through=1, text=f"Day 1: no elimination.\nStory: {AWKWARD}", summariser="house"
+        ),
+        ev.SummaryFallback(round=3, through=1, reason=AWKWARD, summariser="seat:2"),
         ev.RunChanged(round=3, setting="seat_models.4", before="openai:gone", after="house:3"),
         ev.GameOver(
             round=3,

@@ -18,6 +18,7 @@ import pytest
 from fact_presence import Built, audit_prompts, capture_prompts, missing_facts
 from fakes import Ask, RandomLegalModel, ScriptedModel
 from mafia.context import ContextPolicy, clear_caches
+from mafia.context.policy import POLICIES, policy_by_name
 from mafia.models.house import HouseModel
 from mafia.prompts import anchors
 from mafia.rules import SKIP
@@ -84,16 +85,34 @@ GAMES: dict[str, tuple[dict[str, Any], Callable[[], Any], ContextPolicy | None]]
         lambda: ScriptedModel(script=claiming(True)),
         None,
     ),
-    "full-8": ({"seed": 11, "players": 8}, lambda: HouseModel(seed=11), ContextPolicy(full_transcript=True)),
+    "full-8": ({"seed": 11, "players": 8}, lambda: HouseModel(seed=11), policy_by_name("full-history")),
     "window1-10": (
         {"seed": 12, "players": 10},
         lambda: HouseModel(seed=12),
-        ContextPolicy(verbatim_rounds=1),
+        policy_by_name("one-round-window"),
     ),
     "budget-10": (
         {"seed": 13, "players": 10},
         lambda: ScriptedModel(script=claiming(False)),
         ContextPolicy(token_budget=1),
+    ),
+    # The model-driven policies: a fact counts as present in a summary shown in the prompt.
+    "layered-12": ({"seed": 14, "players": 12}, lambda: HouseModel(seed=14), policy_by_name("layered")),
+    "rolling-12": ({"seed": 5, "players": 12}, lambda: HouseModel(seed=5), policy_by_name("rolling-summary")),
+    "rolling-long-8": (
+        {"seed": 9, "players": 8, "round_cap": 10},
+        lambda: ScriptedModel(script=claiming(True)),
+        policy_by_name("rolling-summary"),
+    ),
+    "tiered-long-8": (
+        {"seed": 9, "players": 8, "round_cap": 14},
+        lambda: ScriptedModel(script=claiming(True)),
+        policy_by_name("tiered"),
+    ),
+    "layered-long-8": (
+        {"seed": 9, "players": 8, "round_cap": 10},
+        lambda: ScriptedModel(script=claiming(True)),
+        policy_by_name("layered"),
     ),
 }
 
@@ -101,7 +120,7 @@ GAMES: dict[str, tuple[dict[str, Any], Callable[[], Any], ContextPolicy | None]]
 def play(monkeypatch: pytest.MonkeyPatch, name: str) -> list[Built]:
     config, model, policy = GAMES[name]
     with capture_prompts(monkeypatch) as built:
-        run_game(config, model=model(), policy=policy)
+        run_game(config, model=model(), policy=policy, summariser="house")
     return built
 
 
@@ -118,6 +137,19 @@ def test_every_prompt_holds_every_fact_its_player_is_entitled_to(
     built = play(monkeypatch, name)
     assert built
     assert audit_prompts(built) == []
+
+
+def test_every_registered_policy_is_audited() -> None:
+    audited = {p.name for _, _, p in GAMES.values() if p is not None} | {"seed-window"}
+    assert set(POLICIES) <= audited
+
+
+def test_the_summary_policies_reach_their_summaries_in_long_games() -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        tiered = play(patch, "tiered-long-8")
+        rolling = play(patch, "rolling-long-8")
+    assert any("Summary of Days 1-" in b.prompt.user and "Earlier days" in b.prompt.user for b in tiered)
+    assert any("Summary of Days 1-" in b.prompt.user for b in rolling)
 
 
 def test_the_games_reach_the_ages_and_facts_the_audit_is_about() -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from edge_sweep import drawn_edges, taken_edges, untaken
 from fakes import Ask, RandomLegalModel, ScriptedModel
+from mafia.context.policy import policy_by_name
 from mafia.graph import compile_graph
 from mafia.models.house import HouseModel
 from mafia.nodes.player import PLAYER_GRAPH
@@ -22,7 +23,8 @@ def _illegal_votes(ask: Ask) -> dict[str, Any] | None:
 
 # (setup, context): seeded games that between them take every edge. House games cover the usual
 # course and a round-capped draw; random-legal players split the Mafia (Round 2) and eliminate on
-# a revote; scripted illegal ballots are re-asked (commit -> decide).
+# a revote; scripted illegal ballots are re-asked (commit -> decide); a house game under
+# `layered` searches its record within turns (decide -> recall -> decide).
 SWEEP: list[tuple[dict[str, Any], GameContext]] = [
     ({"seed": 0, "players": 5}, GameContext(model=HouseModel(seed=0))),
     ({"seed": 2, "players": 7}, GameContext(model=HouseModel(seed=2))),
@@ -30,6 +32,8 @@ SWEEP: list[tuple[dict[str, Any], GameContext]] = [
     ({"seed": 3, "players": 16, "round_cap": 1}, GameContext(model=HouseModel(seed=3))),
     ({"seed": 17, "players": 10}, GameContext(model=RandomLegalModel(seed=17))),
     ({"seed": 1, "players": 5}, GameContext(model=ScriptedModel(script=_illegal_votes), max_retries=1)),
+    # The tool loop (decide -> recall -> decide) of a policy with recall.
+    ({"seed": 3, "players": 8}, GameContext(model=HouseModel(seed=3), policy=policy_by_name("layered"))),
 ]
 
 
@@ -77,6 +81,6 @@ def test_an_edge_no_game_takes_fails_the_check() -> None:
 def test_the_xray_drawing_expands_every_turn_node_into_the_player_subgraph() -> None:
     nodes = set(compile_graph().get_graph(xray=True).nodes)
     for turn in ("night_zero", "speak", "vote", "defense", "revote", "last_words"):
-        assert {f"{turn}:build_context", f"{turn}:decide", f"{turn}:commit"} <= nodes
+        assert {f"{turn}:build_context", f"{turn}:decide", f"{turn}:recall", f"{turn}:commit"} <= nodes
     for turn in ("night_start", "mafia_round1", "mafia_round2"):
         assert {f"{turn}:build_context", f"{turn}:decide", f"{turn}:commit"} <= nodes

@@ -59,6 +59,7 @@ def test_context_schema_is_json_for_studio() -> None:
         "seat_models",
         "max_retries",
         "policy",
+        "summariser",
         "text_limits",
         "change_run",
     }

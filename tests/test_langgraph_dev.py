@@ -62,12 +62,12 @@ TURN_NODES = ("night_zero", "speak", "vote", "defense", "revote", "last_words", 
 
 
 def check_drawing(client: Any, assistant_id: str) -> None:
-    """The xray drawing holds the player subgraph's three nodes in every turn node, and a sweep of
+    """The xray drawing holds the player subgraph's four nodes in every turn node, and a sweep of
     seeded games takes every edge of the served drawing."""
     xray = client.assistants.get_graph(assistant_id, xray=True)
     ids = {node["id"] for node in xray["nodes"]}
     for turn in TURN_NODES:
-        assert {f"{turn}:build_context", f"{turn}:decide", f"{turn}:commit"} <= ids, turn
+        assert {f"{turn}:build_context", f"{turn}:decide", f"{turn}:recall", f"{turn}:commit"} <= ids, turn
     plain = client.assistants.get_graph(assistant_id)
     drawn = {(edge["source"], edge["target"]) for edge in plain["edges"]}
     game, _ = sweep(_exported_graph())

@@ -51,6 +51,8 @@ PRIVACY: dict[str, Privacy] = {
     "Thought": Privacy(whole=ACTOR, actor="player"),
     "Fallback": Privacy(whole=ACTOR, actor="player"),
     "TextTruncated": Privacy(whole=ACTOR, actor="player"),
+    "ColdSummary": Privacy(),
+    "SummaryFallback": Privacy(),
     "RunChanged": Privacy(whole=NOBODY),
     "GameOver": Privacy(),
 }

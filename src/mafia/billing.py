@@ -64,13 +64,17 @@ def schema_text(schema: Schema) -> str:
 
 def call_text(schema: str, messages: Sequence[BaseMessage]) -> str:
     """One call as a provider's cache sees it: the schema line (none where the schema is not part
-    of the prompt), then each message's role line and content. Every part starts after a newline
-    and with a letter or "{", so token counts of the parts add up to the whole (see
-    ``mafia.context.tokens``)."""
+    of the prompt), then each message's role line and content (and an assistant's tool calls, as
+    JSON). Every part starts after a newline and with a letter or "{", so token counts of the parts
+    add up to the whole (see ``mafia.context.tokens``)."""
     parts = [schema, "\n"] if schema else []
     for message in messages:
         content = message.content if isinstance(message.content, str) else message.text
         parts += [_ROLES.get(message.type, message.type), "\n", content, "\n"]
+        calls = getattr(message, "tool_calls", None)
+        if calls:
+            args = [{"name": c["name"], "arguments": c["args"]} for c in calls]
+            parts += [json.dumps(args, ensure_ascii=False, separators=(",", ":")), "\n"]
     return "".join(parts)
 
 
@@ -116,11 +120,18 @@ def billed(total: int, cached: int) -> float:
     return total - cached + CACHED_PRICE * cached
 
 
-def call_tokens(messages: Sequence[BaseMessage], schema: Schema | None, raw: str) -> JSON:
+def call_tokens(
+    messages: Sequence[BaseMessage],
+    schema: Schema | None,
+    raw: str,
+    tools: Sequence[Mapping[str, Any]] = (),
+) -> JSON:
     """The token fields of one call (an attempt of a turn): the messages, the schema (None where
-    the server compiles it into a grammar and bills none of it), the raw answer, and the keys of its
-    cacheable prefixes for ``GameCache``."""
+    the server compiles it into a grammar and bills none of it; any other tools offered follow it
+    as JSON), the raw answer, and the keys of its cacheable prefixes for ``GameCache``."""
     text = schema_text(schema) if schema is not None else ""
+    for tool in tools:
+        text += json.dumps(tool, ensure_ascii=False, separators=(",", ":"))
     ids = encode(call_text(text, messages))
     schema_tokens = len(encode(text + "\n")) if text else 0
     return {

@@ -305,6 +305,26 @@ class TextTruncated(PlayerNote):
     limit: int
 
 
+class ColdSummary(EventBase):
+    """A model-written summary of the public record of Days 1 to ``through``, checked against the
+    log before it was logged (``context.summary``); prompts show it in place of those days."""
+
+    type: Literal["cold_summary"] = "cold_summary"
+    through: int
+    text: str
+    summariser: str
+
+
+class SummaryFallback(EventBase):
+    """A summary that could not be used (the summariser failed, answered badly or dropped an engine
+    fact): the days it was to cover stay in the deterministic compression."""
+
+    type: Literal["summary_fallback"] = "summary_fallback"
+    through: int
+    reason: str
+    summariser: str
+
+
 class RunChanged(EventBase):
     """A setting of the run changed when it was resumed, as the user asked explicitly (a model, a
     seat's model or person, the policy, the retries): what it was and what it became."""
@@ -343,6 +363,8 @@ Event = Annotated[
     | Thought
     | Fallback
     | TextTruncated
+    | ColdSummary
+    | SummaryFallback
     | RunChanged
     | GameOver,
     Field(discriminator="type"),
@@ -366,6 +388,8 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     Thought,
     Fallback,
     TextTruncated,
+    ColdSummary,
+    SummaryFallback,
     RunChanged,
     GameOver,
 )

@@ -6,6 +6,7 @@ specs), and optionally an output folder. It returns the final state with the eve
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import sqlite3
@@ -298,6 +299,7 @@ def run_game(
     run_config: RunnableConfig | None = None,
     human: Respond | None = None,
     prices: Mapping[str, float] | None = None,
+    summariser: ModelLike | None = None,
 ) -> dict[str, Any]:
     """Play one game to the end and return the final state (``events``, ``winner``, ...).
 
@@ -310,11 +312,15 @@ def run_game(
     ``human`` answers their turns (``mafia.human``), and without a checkpointer the game is
     checkpointed in memory, as pausing for them needs. ``prices`` (per million tokens: ``input``,
     ``cached_input``, ``output``) are recorded in ``run.json`` for the run's cost (``mafia.cost``).
+    ``summariser`` writes the cold days' summary under a policy with summaries (a model, or
+    ``"seat:N"``; by default ``model``).
     """
     setup = dict(config or {})
     game_config = config_from_input(setup)
     game_id = game_id_for(setup, game_config)
     context = _context(model, seat_models, policy, max_retries, human)
+    if summariser is not None:
+        context = dataclasses.replace(context, summariser=summariser)
     if checkpointer is None and has_people(context.model, context.seat_models):
         checkpointer = InMemorySaver()
     out = Path(out_dir) if out_dir is not None else None

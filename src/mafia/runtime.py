@@ -56,6 +56,9 @@ class GameContext:
     """Re-asks after a malformed or illegal answer before the legal fallback is applied."""
     policy: ContextPolicy = field(default_factory=ContextPolicy)
     """How each player's context is built (window, budget, full transcript)."""
+    summariser: ModelSetting | None = None
+    """Who writes the cold days' summary under a policy with summaries: a model, ``"seat:N"`` for
+    that seat's model, or None for ``model``."""
     text_limits: TextLimits = field(default_factory=TextLimits)
     """The longest text kept of each model-written field (speech, message, plan, reasoning); a
     longer one is cut and the cut logged as a ``text_truncated`` event."""
@@ -72,6 +75,10 @@ class GameContext:
         # limits and model settings as plain values; a bad one is refused here, before the run.
         self.policy = policy_from_input(self.policy)
         self.model = _settings_of("model", self.model)
+        self.summariser = _settings_of("summariser", self.summariser)
+        chosen = self.summariser
+        if isinstance(chosen, str) and chosen.startswith("seat:") and not chosen[5:].isdigit():
+            raise ValueError(f"summariser: a seat is 'seat:N' with N a seat number, got {chosen!r}")
         if not isinstance(self.seat_models, Mapping):
             raise ValueError(
                 f"seat_models: must map seat numbers or names to models, got {self.seat_models!r}"

@@ -151,6 +151,8 @@ class PlayerMemory(_Shape):
     beliefs: MemoryBeliefs = Field(default_factory=MemoryBeliefs)
     recent_reasoning: list[PastReasoning] = Field(default_factory=list)
     strategy_summary: str = ""
+    archived_beliefs: int = 0
+    """Belief entries pruned out of the prompt for age (``context.beliefs``), reachable by recall."""
 
 
 class PlayerResponse(_Shape):

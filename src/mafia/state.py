@@ -155,3 +155,7 @@ class PlayerTurnState(PlayerTurnInput, PlayerTurnOutput):
     attempts: list[JSON]
     answer: JSON | None
     error: str | None
+    recalls: NotRequired[int]
+    """Recall calls made this turn (policies with recall); a call past the limit is refused."""
+    tool_call: NotRequired[JSON | None]
+    """The recall call waiting for its answer (``id``, ``query``), if the last call was one."""

@@ -11,6 +11,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from mafia.context.recall import RECALL_KIND
+from mafia.context.summary import SUMMARY_ACTION
+
 JSON = dict[str, Any]
 TOKEN_FIELDS = ("prompt_tokens", "schema_tokens", "output_tokens", "billed_tokens")
 
@@ -81,10 +84,12 @@ def rejections(prompts: Iterable[JSON]) -> JSON:
     retries: Counter[str] = Counter()
     fallbacks: Counter[str] = Counter()
     for record in prompts:
+        if record.get("action") == SUMMARY_ACTION:  # its fallbacks are the summary's (context_tools)
+            continue
         attempts = record.get("attempts", [])
         # The last attempt of a fallback turn was rejected too but led to no re-ask.
         asked_again = attempts[:-1] if record.get("fallback") else attempts
-        retries.update(str(a["kind"]) for a in asked_again if a.get("kind"))
+        retries.update(str(a["kind"]) for a in asked_again if a.get("kind") not in (None, RECALL_KIND))
         if record.get("fallback"):
             fallbacks[str(record.get("fallback_kind"))] += 1
     return {"retries": dict(retries), "fallbacks": dict(fallbacks)}

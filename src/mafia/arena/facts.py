@@ -98,12 +98,12 @@ class _Truth:
     plans: list[str]
 
 
-def _truth(events: Sequence[ev.EventBase], me: str) -> _Truth:
+def _truth(events: Sequence[ev.EventBase], me: str | None) -> _Truth:
+    """What the log says; for ``me`` None, only what the whole table knows."""
     start = next(e for e in events if isinstance(e, ev.GameStarted))
-    mine = next(e for e in events if isinstance(e, ev.RoleAssigned) and e.player == me)
-    t = _Truth(
-        list(start.players), mine.role, list(mine.partners), {}, {}, set(), [], set(), set(), set(), []
-    )
+    mine = next((e for e in events if isinstance(e, ev.RoleAssigned) and e.player == me), None)
+    role, partners = (mine.role, list(mine.partners)) if mine is not None else (Role.TOWN, [])
+    t = _Truth(list(start.players), role, partners, {}, {}, set(), [], set(), set(), set(), [])
     decided: dict[int, str] = {}
     for e in events:
         if isinstance(e, ev.DayStarted):
@@ -180,6 +180,16 @@ def _day_facts(t: _Truth, lines: Sequence[str]) -> list[Fact]:
                 name = f"day {vote.round} {kind} ballot {b.voter} -> {b.target}"
                 facts.append(Fact(name, vote.round, (b.voter, b.target) in stated))
     return facts
+
+
+def day_fact_gaps(events: Sequence[ev.EventBase], text: str, through: int) -> list[str]:
+    """The facts of Days 1-``through`` (night deaths, results, ballots) that ``text`` does not
+    state: the check of a summary that stands in for those days."""
+    t = _truth(events, None)
+    t.days = {d for d in t.days if d <= through}
+    t.night_deaths = {n: v for n, v in t.night_deaths.items() if n < through}
+    t.votes = [v for v in t.votes if v.round <= through]
+    return [f.name for f in _day_facts(t, _engine_lines(text)) if not f.present]
 
 
 def _role_facts(t: _Truth, lines: Sequence[str], text: str, prompt: str) -> list[Fact]:

@@ -14,6 +14,7 @@ from typing import Any
 from mafia.actions import ActionKind
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE
 from mafia.arena.spec import ArenaError as ArenaError  # raised by the readers here too
+from mafia.context.summary import SUMMARY_ACTION
 from mafia.events import EventBase, parse_event
 
 JSON = dict[str, Any]
@@ -105,10 +106,11 @@ def read_events(path: Path) -> list[EventBase]:
 
 
 def read_prompts(path: Path) -> list[JSON]:
-    """The prompt records of a prompts.jsonl; ArenaError names a record that lacks what the metrics
-    read (its round, player, action and attempts)."""
+    """The prompt records of a prompts.jsonl (the players' turns and the summariser's calls);
+    ArenaError names a record that lacks what the metrics read (its round, player, action and
+    attempts)."""
     records = read_jsonl(path)
-    actions = {kind.value for kind in ActionKind}
+    actions = {kind.value for kind in ActionKind} | {SUMMARY_ACTION}
     for number, r in enumerate(records, start=1):
         attempts = r.get("attempts")
         if not (

@@ -20,6 +20,7 @@ from mafia.arena.calls import (
     rejections,
     stable_prefix,
 )
+from mafia.arena.context_tools import budget_of, context_tools
 from mafia.arena.logs import GameLog, load_arena, load_game
 from mafia.arena.outcomes import consensus, consensus_rates, game_over, revotes, win_rates
 from mafia.arena.reads import deduction, fact_presence, grounding_slips
@@ -52,6 +53,7 @@ def game_metrics(game: GameLog) -> JSON:
         "facts": fact_presence(events, prompts),
         "slips": grounding_slips(events, prompts),
         "deduction": deduction(events),
+        "context_tools": context_tools(events, prompts, budget_of(game.policy)),
     }
 
 
@@ -173,6 +175,7 @@ def group_metrics(games: Sequence[JSON]) -> JSON:
             "suspicion_slip_rate": rate(suspicion_slips, slips.get("suspicions", 0)),
         },
         "deduction": _deduction(games),
+        "context_tools": add_up(g.get("context_tools", {}) for g in games),
     }
 
 

@@ -11,7 +11,8 @@ from typing import Any
 
 from mafia.actions import ActionKind
 from mafia.arena.facts import prompt_facts
-from mafia.arena.turns import dead, seats, turn_starts
+from mafia.arena.turns import dead, player_turns, seats, turn_starts
+from mafia.context.recall import RECALL_KIND
 from mafia.events import EventBase, Thought, VoteRound, roles_from_log
 from mafia.protocol import ACTIONS
 from mafia.rules import SKIP, Role
@@ -24,7 +25,8 @@ def fact_presence(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSON:
     every prompt of the game; ``unplaced`` counts records whose turn the log does not hold."""
     by_age: dict[str, list[int]] = {}
     unplaced = 0
-    for record, start in zip(prompts, turn_starts(events, prompts), strict=True):
+    turns = player_turns(prompts)
+    for record, start in zip(turns, turn_starts(events, turns), strict=True):
         if start is None:
             unplaced += 1
             continue
@@ -72,7 +74,8 @@ def grounding_slips(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSO
     answers = unparsed = named = rated = 0
     choice: Counter[str] = Counter()
     suspicion: Counter[str] = Counter()
-    for record, start in zip(prompts, turn_starts(events, prompts), strict=True):
+    turns = player_turns(prompts)
+    for record, start in zip(turns, turn_starts(events, turns), strict=True):
         if start is None:
             continue
         gone = dead(events[:start])
@@ -84,6 +87,8 @@ def grounding_slips(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSO
             else None
         )
         for attempt in record.get("attempts", []):
+            if attempt.get("kind") == RECALL_KIND:  # a search, not an answer
+                continue
             answer = answer_of(str(attempt.get("raw", "")))
             if answer is None:
                 unparsed += 1

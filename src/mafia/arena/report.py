@@ -182,6 +182,43 @@ def _deduction(groups: plots.Groups) -> list[str]:
     return table(headers, rows)
 
 
+def _within(counts: Mapping[str, int]) -> str:
+    within, total = counts.get("within", 0), counts.get("calls", 0)
+    return f"{pct(within / total)} of {total}" if total else "no budget"
+
+
+def _context_tools(groups: plots.Groups) -> list[str]:
+    rows = []
+    for label, g in groups:
+        t = g.get("context_tools", {})
+        games = max(int(g["games"]), 1)
+        turns = int(t.get("turns", 0))
+        used = int(t.get("turns_with_recall", 0))
+        rows.append(
+            [
+                label,
+                num(t.get("recall_calls", 0) / games, 1),
+                f"{used} ({pct(used / turns if turns else None)})",
+                str(t.get("recall_refused", 0)),
+                str(t.get("summaries", 0)),
+                kinds(t.get("summary_fallbacks", {})),
+                num(t.get("summary_billed_tokens", 0) / games),
+                _within(t.get("budget_calls", {})),
+            ]
+        )
+    headers = [
+        "policy / model",
+        "recalls a game",
+        "turns with a recall",
+        "recalls refused",
+        "summaries written",
+        "summary fallbacks",
+        "summariser billed tokens a game",
+        "calls within the token budget",
+    ]
+    return table(headers, rows)
+
+
 def render(summary: JSON, images: Mapping[str, str], title: str) -> str:
     """The report's Markdown from a summary and the plots' file names."""
     groups = plots.labelled(summary["groups"])
@@ -230,6 +267,13 @@ def render(summary: JSON, images: Mapping[str, str], title: str) -> str:
             "Re-asks, fallbacks and grounding slips",
             "Slips: raw answers naming absent, dead or non-nominated players.",
             _reliability,
+            None,
+        ),
+        (
+            "Recall and summaries",
+            "Recall calls and the summariser's calls are billed with the players' calls above. "
+            "A summary fallback leaves the deterministic compression in place.",
+            _context_tools,
             None,
         ),
         ("Revotes and Mafia consensus", "", _table_play, None),

@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from mafia.context.summary import SUMMARY_ACTION
 from mafia.events import Elimination, EventBase, GameStarted, NightResolution, PlayerNote
 
 JSON = dict[str, Any]
+
+
+def player_turns(prompts: Iterable[JSON]) -> list[JSON]:
+    """The records of players' turns (the summariser's calls are no turn of the game)."""
+    return [r for r in prompts if r.get("action") != SUMMARY_ACTION]
 
 
 def turn_starts(events: Sequence[EventBase], prompts: Iterable[JSON]) -> list[int | None]:

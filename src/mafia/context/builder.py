@@ -21,8 +21,10 @@ from pydantic import BaseModel
 from mafia.actions import ActionKind
 from mafia.context import extraction, safety, sections, tokens, transcript
 from mafia.context import memory as memory_cache
+from mafia.context.beliefs import BUDGET_STEPS, squeezed
 from mafia.context.memory import memory_from_record
 from mafia.context.policy import ContextPolicy
+from mafia.context.recall import RECALL_RESERVE
 from mafia.context.record import read_view
 from mafia.context.situation import Situation
 from mafia.context.tasks import task
@@ -132,7 +134,14 @@ class _Hot:
     compressed: list[RoundEntry]
     verbatim: list[RoundEntry]
     reasonings: int
+    belief_steps: int = 0
+    """Steps of ``beliefs.BUDGET_STEPS`` left to take (policies that prune beliefs)."""
+    searchable: bool = False
+    """Whether the player can recall trimmed words (then a ballot's day may shrink to facts too)."""
     trimmed_speeches: int = 0
+    beliefs_squeezed: int = 0
+    plans_dropped: bool = False
+    bare_trimmed: bool = False
     reasonings_dropped: int = 0
     recent_dropped: bool = False
     notes: list[str] = field(default_factory=list)
@@ -148,6 +157,10 @@ class _Hot:
             self.reasonings_dropped += 1
             self.notes.append("oldest reasoning in memory")
             return True
+        if self.beliefs_squeezed < self.belief_steps:
+            self.notes.append(BUDGET_STEPS[self.beliefs_squeezed])
+            self.beliefs_squeezed += 1
+            return True
         if has_recent and not self.recent_dropped:
             self.recent_dropped = True
             self.notes.append("recent events")
@@ -155,21 +168,40 @@ class _Hot:
         current = self.verbatim[-1].transcript if self.verbatim else None
         if (
             current is not None
-            and not situation.keeps_current_round
+            and (self.searchable or not situation.keeps_current_round)
             and self.trimmed_speeches < len(current.speeches)
         ):
             speech = current.speeches[self.trimmed_speeches]
             self.trimmed_speeches += 1
             self.notes.append(f"speech of {speech.speaker} on day {current.round_number}")
             return True
+        # With recall, the player's own plans and the trimmed speeches' readings are one search away.
+        if self.searchable and not self.plans_dropped:
+            self.plans_dropped = True
+            self.notes.append("plans condensed")
+            return True
+        if self.searchable and self.trimmed_speeches and not self.bare_trimmed:
+            self.bare_trimmed = True
+            self.notes.append("accusations and claims of trimmed speeches")
+            return True
         return False
 
     def memory(self, memory: PlayerMemory) -> PlayerMemory:
-        """The memory without the reasonings trimmed so far (oldest first)."""
-        if not self.reasonings_dropped:
+        """The memory without the reasonings trimmed so far (oldest first) and with the beliefs
+        squeezed as far as the budget asked."""
+        if not self.reasonings_dropped and not self.beliefs_squeezed and not self.plans_dropped:
             return memory
         kept = memory.recent_reasoning[self.reasonings_dropped :]
-        return memory.model_copy(update={"recent_reasoning": kept})
+        beliefs, archived = squeezed(memory.beliefs, memory.archived_beliefs, self.beliefs_squeezed)
+        plans = "" if self.plans_dropped else memory.strategy_summary
+        return memory.model_copy(
+            update={
+                "recent_reasoning": kept,
+                "beliefs": beliefs,
+                "archived_beliefs": archived,
+                "strategy_summary": plans,
+            }
+        )
 
 
 def build_context(
@@ -197,14 +229,26 @@ def build_context(
     """
     record = read_view(player_view(events, player), player)
     s = Situation(record=record, action=action, game_over=game_over, options=options)
-    memory = memory_from_record(record, policy.recent_reasonings, policy.summary_plans)
+    memory = memory_from_record(
+        record, policy.recent_reasonings, policy.summary_plans, prune_beliefs=policy.prune_beliefs
+    )
 
     system: list[Part] = [("rules", sections.rules(s), True)]
     identity: Part = ("identity", sections.identity(s), True)
 
     manager = TranscriptManager.from_record(record, policy.verbatim_rounds, day_open=not s.is_night)
     compressed, verbatim = manager.window(full=policy.full_transcript)
-    hot = _Hot(list(compressed), list(verbatim), len(memory.recent_reasoning))
+    summary = record.summary if policy.summary else None
+    if summary is not None:  # the days it covers are shown as the summary, not line by line
+        compressed = [e for e in compressed if e.number > summary.through]
+    steps = len(BUDGET_STEPS) if policy.prune_beliefs else 0
+    hot = _Hot(
+        list(compressed),
+        list(verbatim),
+        len(memory.recent_reasoning),
+        belief_steps=steps,
+        searchable=policy.recall,
+    )
 
     state: Part = ("state", sections.state(s), False)
     role_parts: list[Part] = []
@@ -222,7 +266,9 @@ def build_context(
             hot.verbatim,
             all_rounds=manager.entries,
             trimmed_speeches=hot.trimmed_speeches,
+            bare_trimmed=hot.bare_trimmed,
             ledger=policy.claims_ledger,
+            summary=summary,
         )
         parts: list[Part] = [("transcript", sections.transcript(body), False), state, identity, *role_parts]
         if recent_text and not hot.recent_dropped:
@@ -236,9 +282,11 @@ def build_context(
     body = _counted(user_parts())
     head_tokens = sum(x.tokens for x in head)
     if policy.token_budget is not None:
-        while head_tokens + sum(x.tokens for x in body) > policy.token_budget:
+        # With recall, the turn's searches must fit under the budget too: the prompt leaves room.
+        budget = policy.token_budget - (RECALL_RESERVE if policy.recall else 0)
+        while head_tokens + sum(x.tokens for x in body) > budget:
             if not hot.trim_once(s, bool(recent_text)):
-                over = head_tokens + sum(x.tokens for x in body) - policy.token_budget
+                over = head_tokens + sum(x.tokens for x in body) - budget
                 hot.notes.append(f"over budget by {over} tokens with nothing left to trim")
                 break
             body = _counted(user_parts())

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mafia.actions import ActionKind, Suspicion
+from mafia.context.beliefs import pruned_beliefs
 from mafia.context.record import GameRecord, read_view
 from mafia.context.safety import quote_text
 from mafia.events import EventBase, Thought
@@ -42,6 +43,7 @@ _PLAN_WORDS = 12
 _TEAM_PLAN_WORDS = 20
 FULL_PLANS_ROUND = 1
 EMPTY = "Nothing yet: this is your first turn."
+ARCHIVED_NOTE = "Older beliefs archived, found by recall"
 NIGHT_ACTIONS = frozenset(
     {
         ActionKind.NIGHT_ZERO,
@@ -64,16 +66,25 @@ def memory_from_record(
     record: GameRecord,
     recent_reasonings: int = RECENT_REASONINGS,
     summary_plans: int = SUMMARY_PLANS,
+    prune_beliefs: bool = False,
 ) -> PlayerMemory:
-    """The memory of an already sorted view (the builder's path: one pass for everything)."""
+    """The memory of an already sorted view (the builder's path: one pass for everything).
+    ``prune_beliefs`` keeps every belief entry by the turn it last changed (``context.beliefs``)
+    instead of the latest answer's beliefs alone."""
     thoughts = [t for _, t in record.thoughts]
     keep = max(recent_reasonings, 0)
     recent = thoughts[len(thoughts) - keep :] if keep else []
+    archived = 0
+    if prune_beliefs:
+        held, archived = pruned_beliefs(record)
+    else:
+        held = beliefs(record, thoughts[-1] if thoughts else None)
     # Every plan, the latest included: the recent turns keep only their reasoning verbatim, so
     # without it the current plan would be shown nowhere.
     return PlayerMemory(
         facts=facts(record),
-        beliefs=beliefs(record, thoughts[-1] if thoughts else None),
+        beliefs=held,
+        archived_beliefs=archived,
         recent_reasoning=[
             PastReasoning(round=t.round, action=t.action, reasoning=t.reasoning) for t in recent
         ],
@@ -207,6 +218,8 @@ def memory_text(memory: PlayerMemory) -> str:
         )
     if beliefs.pattern_notes:
         lines.append("Your pattern notes: " + "; ".join(f'"{quote_text(n)}"' for n in beliefs.pattern_notes))
+    if memory.archived_beliefs:
+        lines.append(f"{ARCHIVED_NOTE}: {memory.archived_beliefs} (untouched for over 10 turns).")
     if memory.strategy_summary:
         lines.append("Your plans, condensed: " + memory.strategy_summary)
     if memory.recent_reasoning:

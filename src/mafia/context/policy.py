@@ -16,6 +16,12 @@ def _auto_name(policy: ContextPolicy) -> str:
         parts.append("recent")
     if policy.recent_reasonings != RECENT_REASONINGS:
         parts.append(f"reasonings{policy.recent_reasonings}")
+    if policy.summary:
+        parts.append(f"summary{policy.summary_every}-bullets{policy.bullet_rounds}")
+    if policy.recall:
+        parts.append("recall")
+    if policy.prune_beliefs:
+        parts.append("pruned")
     return "-".join(parts)
 
 
@@ -30,6 +36,14 @@ class ContextPolicy:
     older reasonings leave the memory, then recent events go, then the oldest speeches of the
     current day, which a ballot never loses); frozen sections (rules, identity), cold summaries
     (compressed days, the claims ledger), engine facts and the task are never trimmed.
+
+    The model-driven half (specs 002-004): ``summary`` replaces the cold days past the
+    ``bullet_rounds`` days after the window with one model-written summary of the public record,
+    rewritten every ``summary_every`` rounds and on a death or a new role claim, checked against
+    the log, with the compressed lines as its logged fallback (``context.summary``); ``recall``
+    lets a player search its own past view within a turn (``context.recall``); ``prune_beliefs``
+    keeps belief entries by the turn they last changed: hot in full, warm condensed, cold ones only
+    through ``recall`` (``context.beliefs``).
     """
 
     verbatim_rounds: int = DEFAULT_VERBATIM_ROUNDS
@@ -39,6 +53,11 @@ class ContextPolicy:
     recent_reasonings: int = RECENT_REASONINGS
     summary_plans: int = SUMMARY_PLANS
     claims_ledger: bool = True
+    summary: bool = False
+    summary_every: int = 2
+    bullet_rounds: int = 0
+    recall: bool = False
+    prune_beliefs: bool = False
     name: str = field(default="")
 
     def __post_init__(self) -> None:
@@ -48,6 +67,10 @@ class ContextPolicy:
             raise ValueError(f"token_budget must be positive, got {self.token_budget}")
         if self.recent_reasonings < 0:
             raise ValueError(f"recent_reasonings must be 0 or more, got {self.recent_reasonings}")
+        if self.summary_every < 1:
+            raise ValueError(f"summary_every must be 1 or more, got {self.summary_every}")
+        if self.bullet_rounds < 0:
+            raise ValueError(f"bullet_rounds must be 0 or more, got {self.bullet_rounds}")
         if not self.name:
             object.__setattr__(self, "name", _auto_name(self))
 
@@ -67,6 +90,14 @@ POLICIES: dict[str, ContextPolicy] = {
         ContextPolicy(name="seed-window"),
         # Only the current round verbatim: fewer tokens sent, but fewer served by a prefix cache.
         ContextPolicy(verbatim_rounds=1, name="one-round-window"),
+        # A token budget over the window, with the claims ledger, recall inside a turn and beliefs
+        # pruned by age: the cold material leaves the prompt but stays one search away.
+        ContextPolicy(token_budget=1500, recall=True, prune_beliefs=True, name="layered"),
+        # Cold days as one model-written summary of the public record, rolled forward.
+        ContextPolicy(summary=True, name="rolling-summary"),
+        # Spec 004's tiers: the last 3 rounds in full, rounds 4-10 back one line each, older
+        # rounds as the recursive summary.
+        ContextPolicy(verbatim_rounds=3, summary=True, bullet_rounds=7, name="tiered"),
     )
 }
 DEFAULT_POLICY = "seed-window"

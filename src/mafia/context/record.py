@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mafia.events import (
+    ColdSummary,
     DayStarted,
     DefenseSpeech,
     DoctorProtection,
@@ -83,6 +84,8 @@ class GameRecord:
     thoughts: list[tuple[int, Thought]] = field(default_factory=list)
     fallbacks: list[tuple[int, Fallback]] = field(default_factory=list)
     deaths: list[Death] = field(default_factory=list)
+    summary: ColdSummary | None = None
+    """The latest summary of the earlier days (policies with summaries), if any was written."""
 
     @property
     def seats(self) -> list[str]:
@@ -182,4 +185,6 @@ def read_view(view: Sequence[EventBase], me: str) -> GameRecord:
                 record.assignment = event
         elif isinstance(event, GameStarted):
             record.started = event
+        elif isinstance(event, ColdSummary):
+            record.summary = event
     return record

@@ -14,12 +14,15 @@ from mafia.context.compression import PENDING, line_claims
 from mafia.context.extraction import extract
 from mafia.context.safety import quote_text
 from mafia.context.transcript import RoundEntry
+from mafia.events import ColdSummary
 from mafia.prompts import anchors
 from mafia.schemas import CompressedRoundSummary, DayRoundTranscript, SpeechLine
 
 NO_ROUNDS = "No day has been played yet."
 COMPRESSED_LABEL = "Earlier days, one line each (facts only):"
 VERBATIM_LABEL = "Recent days, in full:"
+STORY = "Story:"
+TRIMMED_LABEL = "Earlier speeches, words trimmed for length:"
 
 
 def speech_line(line: SpeechLine) -> str:
@@ -35,12 +38,14 @@ def last_words_line(line: SpeechLine) -> str:
     return anchors.format_last_words(line.speaker, quote_text(line.text), line.claim)
 
 
-def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str]) -> str:
-    """Speeches dropped under the token budget, kept as facts: nominations, accusations, claims."""
+def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str], bare: bool = False) -> str:
+    """Speeches dropped under the token budget, kept as facts: nominations, accusations, claims
+    (``bare``: nominations only, when the words can be recalled and the claims ledger holds the
+    claims)."""
     parts = []
     for line in lines:
-        accused = extract(line.text, line.speaker, seats).accused
-        claimed = line_claims(line, seats)
+        accused = extract(line.text, line.speaker, seats).accused if not bare else ()
+        claimed = line_claims(line, seats) if not bare else ()
         facts = []
         if line.nomination:
             facts.append(f"nominated {line.nomination}")
@@ -49,10 +54,12 @@ def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str]) -> str:
         if claimed:
             facts.append("claimed " + ", ".join(claimed))
         parts.append(f"{line.speaker} ({'; '.join(facts)})" if facts else line.speaker)
-    return f"Earlier speeches, words trimmed for length: {', '.join(parts)}"
+    return f"{TRIMMED_LABEL} {', '.join(parts)}"
 
 
-def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 0) -> list[str]:
+def verbatim_round(
+    tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 0, bare: bool = False
+) -> list[str]:
     """One round in full: dawn, speeches (the first ``trimmed`` reduced to facts), votes, words."""
     lines = [anchors.format_day_header(tr.round_number)]
     if tr.round_number <= 1 and tr.night_kill is None:
@@ -61,7 +68,7 @@ def verbatim_round(tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 
         lines.append(anchors.format_night_death(tr.round_number - 1, tr.night_kill))
     lines.append("Speeches:")
     if trimmed:
-        lines.append(trimmed_note(tr.speeches[:trimmed], seats))
+        lines.append(trimmed_note(tr.speeches[:trimmed], seats, bare))
     lines.extend(speech_line(s) for s in tr.speeches[trimmed:])
     if tr.vote_outcome == PENDING:  # the state names the step: the day's lines only grow
         return lines
@@ -118,18 +125,40 @@ def claims_ledger(entries: Sequence[RoundEntry]) -> str:
     return "\n".join(["Role claims so far:", *(lines or [anchors.NONE])])
 
 
+def summary_lines(text: str) -> list[str]:
+    """A checked summary as prompt lines: its day lines, and its story quoted as model text."""
+    out: list[str] = []
+    for line in (x.strip() for x in text.split("\n")):
+        if not line:
+            continue
+        if line.startswith(STORY):
+            out.append(f'{STORY} "{quote_text(line.removeprefix(STORY).strip())}"')
+        else:
+            out.append(line)
+    return out
+
+
+def summary_label(through: int) -> str:
+    return f"Summary of Days 1-{through}, model-written and checked against the log:"
+
+
 def transcript_body(
     compressed: Sequence[RoundEntry],
     verbatim: Sequence[RoundEntry],
     *,
     all_rounds: Sequence[RoundEntry],
     trimmed_speeches: int = 0,
+    bare_trimmed: bool = False,
     ledger: bool = True,
+    summary: ColdSummary | None = None,
 ) -> str:
-    """The transcript: compressed days, then recent days in full, then the claims ledger."""
+    """The transcript: the summary of the oldest days (policies with summaries), compressed days,
+    then recent days in full, then the claims ledger."""
     if not compressed and not verbatim:
         return NO_ROUNDS
     blocks: list[str] = []
+    if summary is not None:
+        blocks.append("\n".join([summary_label(summary.through), *summary_lines(summary.text)]))
     if compressed:
         lines = [COMPRESSED_LABEL]
         for entry in compressed:
@@ -140,7 +169,7 @@ def transcript_body(
         last = len(verbatim) - 1
         for i, entry in enumerate(verbatim):
             if i == last and trimmed_speeches:
-                lines.extend(verbatim_round(entry.transcript, entry.seats, trimmed_speeches))
+                lines.extend(verbatim_round(entry.transcript, entry.seats, trimmed_speeches, bare_trimmed))
             else:
                 lines.extend(entry.lines("verbatim", _verbatim_lines))
         blocks.append("\n".join(lines))

@@ -370,12 +370,7 @@ class StructuredCall:
             fallback = self.fallback
             result: dict[str, Any] = request(lambda: fallback.invoke(messages, config))
             return result
-        kwargs: dict[str, Any] = {}
-        if self.settings is not None:
-            action = action or (config or {}).get("metadata", {}).get("action")
-            limit = self.settings.tokens_for(action)
-            if limit != self.settings.max_tokens:  # the model already holds the default
-                kwargs["max_tokens"] = limit
+        kwargs = limit_kwargs(self.settings, config, action)
         raw = request(lambda: self.llm.invoke(messages, config, **kwargs))
         assert self.parser is not None
         try:
@@ -383,6 +378,32 @@ class StructuredCall:
         except (OutputParserException, ValidationError, ValueError) as exc:  # LangChain's parse
             return {"raw": raw, "parsed": None, "parsing_error": exc}
         return {"raw": raw, "parsed": parsed, "parsing_error": None}
+
+
+def limit_kwargs(
+    settings: ModelSettings | None, config: RunnableConfig | None, action: str | None = None
+) -> dict[str, Any]:
+    """The call's output limit for ``action`` (by default the turn's ``action`` run metadata), when
+    it is not the model's own default."""
+    if settings is None:
+        return {}
+    action = action or (config or {}).get("metadata", {}).get("action")
+    limit = settings.tokens_for(action)
+    return {"max_tokens": limit} if limit != settings.max_tokens else {}
+
+
+def provider_call(model: BaseChatModel, call: Callable[[dict[str, Any]], Any], config: RunnableConfig) -> Any:
+    """``call(kwargs)`` made as a structured call makes its request: within the provider's
+    concurrency cap, cancellable, with the action's output limit in ``kwargs`` (calls that bind
+    other tools than the answer's: recall)."""
+    settings = model_settings(model)
+    kwargs = limit_kwargs(settings, config)
+    request = _cancellable if settings is not None else _direct
+    gate = _gate(settings) if settings is not None else None
+    if gate is None:
+        return request(lambda: call(kwargs))
+    with gate:
+        return request(lambda: call(kwargs))
 
 
 _cancelled = threading.Event()

@@ -7,6 +7,10 @@ Each sets ``step`` for the routers. The rules themselves live in mafia.rules.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from langgraph.runtime import Runtime
+
 from mafia.events import (
     Ballot,
     Count,
@@ -17,9 +21,13 @@ from mafia.events import (
     Speech,
     VoteRound,
 )
-from mafia.nodes.common import dump, readable, since_daybreak, table
+from mafia.nodes.common import dump, parsed_log, readable, since_daybreak, table
+from mafia.prompt_pack import last_record, pack_all
 from mafia.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
 from mafia.state import JSON, GameState, GameUpdate
+
+if TYPE_CHECKING:
+    from mafia.runtime import GameContext
 
 
 def last_night_death(state: GameState) -> str | None:
@@ -29,8 +37,9 @@ def last_night_death(state: GameState) -> str | None:
     return death
 
 
-def day_start(state: GameState) -> GameUpdate:
-    """Open the next day: announce the night's death and fix the speaking order (or end in a draw)."""
+def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
+    """Open the next day: announce the night's death and fix the speaking order (or end in a draw);
+    under a policy with summaries, the summary of the days gone cold (``nodes.summary``)."""
     round_ = state["round"] + 1
     if round_ > state["round_cap"]:
         return readable(state, {"winner": "draw", "step": "over"})
@@ -43,6 +52,14 @@ def day_start(state: GameState) -> GameUpdate:
         living=t.living,
         speaking_order=order,
     )
+    # The summariser's call and the run's context need the context package, which reads the
+    # protocol table this module is part of: imported when a day opens.
+    from mafia.nodes.summary import dawn_summary
+    from mafia.runtime import game_context
+
+    summary_events, records = dawn_summary(
+        [*parsed_log(state["game_id"], state["events"]), event], game_context(runtime), round_
+    )
     update: GameUpdate = {
         "round": round_,
         "phase": "day",
@@ -50,8 +67,10 @@ def day_start(state: GameState) -> GameUpdate:
         "opener": opener,
         "queue": order,
         "nominees": [],
-        "events": dump([event]),
+        "events": [*dump([event]), *summary_events],
     }
+    if records:
+        update["prompts"] = pack_all(records, last_record(state["game_id"], state["prompts"]))
     return readable(state, update)
 
 

@@ -1,4 +1,6 @@
-"""The player subgraph: build context -> decide -> commit, with bounded re-asks and a legal fallback.
+"""The player subgraph: build context -> decide (-> recall -> decide) -> commit, with bounded
+re-asks and a legal fallback; policies with recall let decide search the player's record first
+(``nodes.recall_step``).
 
 One compiled subgraph with its own input and output schemas serves every decision. A turn node of
 the game graph (graph.py) reads the game state as any node does, computes its requests and runs
@@ -44,6 +46,7 @@ from mafia.answers import (
 from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context, prompt_messages, with_schema_note
 from mafia.context.extraction import claimed_role
+from mafia.context.recall import RECALL_KIND
 from mafia.context.record import read_view
 from mafia.events import Fallback, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.human import ask_person, is_human
@@ -56,6 +59,16 @@ from mafia.models.factory import (
     structured,
 )
 from mafia.nodes.common import parsed_log
+from mafia.nodes.recall_step import (
+    RECALL_TOOL,
+    ask_with_recall,
+    context_tokens,
+    recall_call_message,
+    recall_count,
+    recall_node,
+    recall_offered,
+    route_decide,
+)
 from mafia.prompt_pack import pack, unpack
 from mafia.protocol import ACTIONS
 from mafia.rules import SKIP
@@ -155,7 +168,14 @@ def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) ->
         "total_tokens": prompt.total_tokens,
         "trimmed": list(prompt.trimmed),
     }
-    return {"prompt": plain, "messages": prompt_messages(plain), "attempts": [], "error": None}
+    return {
+        "prompt": plain,
+        "messages": prompt_messages(plain),
+        "attempts": [],
+        "error": None,
+        "recalls": 0,
+        "tool_call": None,
+    }
 
 
 def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
@@ -183,10 +203,18 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     rejection: Rejection | None = None
     raw = ""
     usage: JSON | None = None
+    asked: JSON | None = None
+    tools: tuple[JSON, ...] = ()
     try:
-        out = structured(model, schema).invoke(state["messages"], get_config())
+        if dialect == "stable" and recall_offered(state, model, game_context(runtime).policy.recall):
+            tools = (RECALL_TOOL,)
+            out, asked = ask_with_recall(model, schema, state["messages"], get_config())
+        else:
+            out = structured(model, schema).invoke(state["messages"], get_config())
         usage = out.get("usage")
         raw = encodable(raw_text(out.get("raw")) or out.get("content", ""))
+        if asked is not None:
+            return recall_asked(state, out["raw"], asked, schema, raw, tools)
         parsed = out.get("parsed")
         if isinstance(parsed, BaseModel):
             answer = parsed.model_dump(mode="json")
@@ -211,12 +239,35 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         "error": None,
         "kind": None,
         "schema": dialect,
-        **call_tokens(state["messages"], billed_schema, raw),
+        **call_tokens(state["messages"], billed_schema, raw, tools),
         "provider_usage": usage,
     }
+    if tools:  # what a budget bounds, once a call may carry a recall exchange
+        attempt["context_tokens"] = context_tokens(state["messages"])
     if rejection is not None:
         attempt = {**attempt, "error": rejection.error, "kind": rejection.kind.value}
     return {"answer": answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}
+
+
+def recall_asked(
+    state: PlayerTurnState, raw: Any, asked: JSON, schema: type[ActionBase], text: str, tools: Sequence[JSON]
+) -> dict[str, Any]:
+    """The update of a call that asked for a recall: a billed attempt, the call kept in the
+    turn's messages, and the call waiting for the recall node."""
+    attempt: JSON = {
+        "raw": text,
+        "error": None,
+        "kind": RECALL_KIND,
+        **call_tokens(state["messages"], schema, text, tools),
+        "context_tokens": context_tokens(state["messages"]),
+    }
+    return {
+        "answer": None,
+        "error": None,
+        "attempts": [*state["attempts"], attempt],
+        "messages": [*state["messages"], recall_call_message(raw, asked)],
+        "tool_call": asked,
+    }
 
 
 def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
@@ -240,7 +291,8 @@ def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         if rejection is not None:
             attempts[-1] = {**last, "error": rejection.error, "kind": rejection.kind.value}
             rejection = Rejection(rejection.kind, rejection.error, last["raw"])
-    if rejection is not None and len(attempts) <= game_context(runtime).max_retries:
+    answered = len(attempts) - recall_count(attempts)
+    if rejection is not None and answered <= game_context(runtime).max_retries:
         rejected, error = reask_exchange(rejection)
         return {
             "attempts": attempts,
@@ -342,6 +394,9 @@ def finish_turn(
         "fallback": rejection is not None,
         "fallback_kind": rejection.kind.value if rejection is not None else None,
     }
+    recalls = recall_count(attempts)
+    if recalls:  # only policies with recall add the field: other logs stay as they were
+        record["recalls"] = recalls
     return {
         "id": req["id"],
         "order": req["order"],
@@ -378,10 +433,12 @@ def build_player_graph() -> Any:
     )
     graph.add_node("build_context", build_context_node)
     graph.add_node("decide", decide)
+    graph.add_node("recall", recall_node)
     graph.add_node("commit", commit)
     graph.add_edge(START, "build_context")
     graph.add_edge("build_context", "decide")
-    graph.add_edge("decide", "commit")
+    graph.add_conditional_edges("decide", route_decide)
+    graph.add_edge("recall", "decide")
     graph.add_conditional_edges("commit", route_commit)
     return graph.compile(name="player_turn")
 

@@ -15,6 +15,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from mafia.answers import AnswerKind, Rejection, reask_exchange
+from mafia.context.recall import RECALL_KIND
 from mafia.replay.run_folder import ReplayError
 
 
@@ -52,14 +53,22 @@ def turn_calls(record: Mapping[str, Any]) -> list[Call]:
     prompt = [("system", str(record["system"])), ("user", str(record["user"]))]
     attempts: list[Mapping[str, Any]] = list(record.get("attempts") or [{}])
     calls: list[Call] = []
+    messages = list(prompt)
     for number, attempt in enumerate(attempts, 1):
-        messages = list(prompt)
         if number > 1:
             before = attempts[number - 2]
-            rejected, error = reask_exchange(
-                Rejection(AnswerKind(before["kind"]), str(before["error"]), str(before.get("raw") or ""))
-            )
-            messages += [("assistant", rejected), ("user", error)]
+            if before.get("kind") == RECALL_KIND:  # the search and its answer stay for the turn
+                found = before.get("recall") or {}
+                messages = [
+                    *messages,
+                    ("assistant", str(before.get("raw") or "")),
+                    ("tool", str(found.get("answer", ""))),
+                ]
+            else:  # a re-ask starts again from the prompt
+                rejected, error = reask_exchange(
+                    Rejection(AnswerKind(before["kind"]), str(before["error"]), str(before.get("raw") or ""))
+                )
+                messages = [*prompt, ("assistant", rejected), ("user", error)]
         calls.append(
             Call(
                 round=int(record["round"]),
@@ -68,7 +77,7 @@ def turn_calls(record: Mapping[str, Any]) -> list[Call]:
                 seat=int(record.get("seat", 0)),
                 number=number,
                 calls=len(attempts),
-                messages=messages,
+                messages=list(messages),
                 answer=str(attempt.get("raw") or ""),
                 error=attempt.get("error"),
                 kind=attempt.get("kind"),

@@ -51,6 +51,15 @@ from pydantic import BaseModel, Field
 
 from mafia.models.house.decisions import Decision, Knobs, decide
 from mafia.models.house.prompt_reading import PromptView, read_prompt
+from mafia.models.house.recalling import (
+    RECALL_TOOL,
+    SUMMARY_FIELDS,
+    conversation,
+    offers_recall,
+    recall_query,
+    use_recall,
+    write_summary,
+)
 from mafia.models.house.schema_fill import fill
 
 __all__ = ["HouseModel", "prompt_text"]
@@ -121,7 +130,8 @@ class HouseModel(BaseChatModel):
     def answer(self, messages: Sequence[BaseMessage], **kwargs: Any) -> AIMessage:
         """The reply to ``messages``, given the bound ``tools`` / ``tool_choice`` or
         ``response_format`` in ``kwargs``. Reads nothing but these arguments."""
-        text = prompt_text(messages)
+        prompt, recalled = conversation(messages)
+        text = prompt_text(prompt)  # decisions read the prompt; recall answers only add a fact
         digest = hashlib.sha256(f"{self.seed}\x1f{text}".encode()).digest()
         rng = random.Random(int.from_bytes(digest[:8], "big"))
         view = read_prompt(text)
@@ -130,6 +140,9 @@ class HouseModel(BaseChatModel):
 
         response_format = kwargs.get("response_format")
         schema = _response_schema(response_format)
+        if schema is not None and _props(schema) == SUMMARY_FIELDS:
+            content = json.dumps({"summary": write_summary(text)}, ensure_ascii=False)
+            return _message(content, [], text, digest, "stop")
         if schema is not None:
             decision = decide(view, _props(schema), rng, knobs)
             args = fill_schema(schema, decision)
@@ -144,7 +157,15 @@ class HouseModel(BaseChatModel):
             return _message(decision.reply(), [], text, digest, "stop")
         function = tool["function"]
         parameters = function.get("parameters") or {"type": "object", "properties": {}}
+        if _props(parameters) == SUMMARY_FIELDS:
+            call = ToolCall(name=function["name"], args={"summary": write_summary(text)}, id=None)
+            return _message("", [call], text, digest, "tool_calls")
         decision = decide(view, _props(parameters), rng, knobs)
+        query = recall_query(text, view, decision) if not recalled else None
+        if query is not None and offers_recall(kwargs.get("tools")):
+            call = ToolCall(name=RECALL_TOOL, args={"query": query}, id=f"call_{digest.hex()[:20]}_r")
+            return _message("", [call], text, digest, "tool_calls")
+        decision = use_recall(decision, recalled)
         args = fill_schema(parameters, decision)
         if wild is not None:
             kind = wild.choice(("illegal", "missing", "wrong_type", "no_tool_call"))

@@ -1,0 +1,93 @@
+"""The house model's use of the ``recall`` tool and its summaries, read from the messages alone.
+
+Recall: on a speech or a vote, when words the prompt once held in full are gone from it (days
+compressed or summarised, today's speeches trimmed to facts, beliefs archived), the house searches
+its record once for what its top suspect said, if no word of that player's is left in the prompt,
+then answers with the first hit in its reasoning. Summaries: from the summariser's prompt alone it
+writes the day lines it was asked to keep, after the previous summary's, and a story naming the
+role claims so far, deterministically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from mafia.context.memory import ARCHIVED_NOTE
+from mafia.context.transcript_text import COMPRESSED_LABEL, STORY, TRIMMED_LABEL
+from mafia.models.house.prompt_reading import PromptView
+from mafia.models.house.tactics import Decision
+from mafia.prompts import anchors
+
+RECALL_TOOL = "recall"
+SUMMARY_FIELDS = frozenset({"summary"})
+_RECALL_ACTIONS = ("speak", "vote")
+_SUMMARY_MARK = "Summary of Days 1-"
+# What a prompt says when words it once held in full are gone from it.
+OLD_FACTS_GONE = (COMPRESSED_LABEL, _SUMMARY_MARK, TRIMMED_LABEL, ARCHIVED_NOTE)
+_FACTS = "Facts to keep, one line per day:"
+_STORY_WORDS = 120
+
+
+def conversation(messages: Sequence[BaseMessage]) -> tuple[list[BaseMessage], list[str]]:
+    """The prompt's own messages (what decisions are read from) and the recall answers so far."""
+    prompt: list[BaseMessage] = []
+    answers: list[str] = []
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            answers.append(str(message.content))
+        elif not (isinstance(message, AIMessage) and message.tool_calls):
+            prompt.append(message)
+    return prompt, answers
+
+
+def offers_recall(tools: Any) -> bool:
+    """Whether a ``recall`` tool is among the bound tools (OpenAI format)."""
+    return any(isinstance(t, dict) and t.get("function", {}).get("name") == RECALL_TOOL for t in tools or ())
+
+
+def recall_query(text: str, view: PromptView, decision: Decision) -> str | None:
+    """What to search for, when an old fact is needed and the prompt lacks it: the top suspect's
+    words, when the prompt no longer shows some words in full and holds none of that player's."""
+    if view.action not in _RECALL_ACTIONS or not decision.suspicions:
+        return None
+    if not any(mark in text for mark in OLD_FACTS_GONE):
+        return None
+    top = max(decision.suspicions, key=lambda s: s[1])[0]
+    if any(line.speaker == top for line in view.said):
+        return None
+    return f"speech of {top}"
+
+
+def use_recall(decision: Decision, answers: Sequence[str]) -> Decision:
+    """The decision with the first recalled line in its reasoning (the fact it searched for)."""
+    first = next((line for a in answers for line in a.split("\n") if line.startswith("- ")), None)
+    if first is None:
+        return decision
+    reasoning = str(decision.fields.get("reasoning", ""))
+    fields = {**decision.fields, "reasoning": f"{reasoning} Recalled: {first[2:][:200]}".strip()}
+    return Decision(
+        decision.action, fields, decision.suspicions, decision.relationships, decision.pattern_notes
+    )
+
+
+def _between(text: str, start: str, end: str) -> str:
+    head, _, rest = text.partition(start)
+    return rest.partition(end)[0] if head != text else ""
+
+
+def write_summary(text: str) -> str:
+    """The summary the summariser's prompt asks for: the previous day lines, the new days' fact
+    lines, and a story of at most 120 words naming every role claim so far."""
+    previous = _between(text, "[PREVIOUS SUMMARY]", "[DAYS TO ADD")
+    days = [line.strip() for line in previous.split("\n") if anchors.DAY_HEADER.match(line.strip())]
+    facts = _between(text, _FACTS, "\n\n")
+    days += [line.strip() for line in facts.split("\n") if anchors.DAY_HEADER.match(line.strip())]
+    claims = [f"{m['player']} as {m['role']} (day {m['day']})" for m in anchors.CLAIM_LINE.finditer(text)]
+    story = "Role claims: " + ", ".join(claims) + "." if claims else "No one has claimed a role."
+    words = story.split()
+    if len(words) > _STORY_WORDS:
+        story = " ".join(words[:_STORY_WORDS])
+    return "\n".join([*days, f"{STORY} {story}"])

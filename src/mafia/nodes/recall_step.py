@@ -1,0 +1,141 @@
+"""The player subgraph's tool loop: decide may call ``recall``, the recall node answers, decide again.
+
+Spec 002's tool continuation: within one turn the model may search its own record of earlier
+rounds (``context.recall``) before answering. The call and its answer are appended to the turn's
+messages only; the turn's output carries neither, and the next turn's prompt is built fresh from
+the log, so tool messages never outlive the turn. At most ``MAX_RECALLS`` searches are answered;
+a further call gets a refusal, after which only the answer schema is offered. Each call is a
+billed attempt of the turn (``kind`` "recall"), recorded with its query and hits.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from langchain_core.exceptions import OutputParserException
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, ValidationError
+
+from mafia.context.recall import MAX_RECALLS, RECALL_KIND, REFUSED, Recall, answer_text, documents, search
+from mafia.context.record import read_view
+from mafia.context.tokens import count_tokens
+from mafia.models.factory import model_settings, provider_call
+from mafia.nodes.common import parsed_log
+from mafia.runtime import GameContext, game_context
+from mafia.state import JSON, PlayerTurnState
+from mafia.views import player_view
+
+RECALL_TOOL: JSON = {
+    "type": "function",
+    "function": {**convert_to_openai_tool(Recall)["function"], "name": "recall"},
+}
+NO_ROOM = "No room under the token budget for recall results. Answer the task now."
+
+
+def can_call_tools(model: BaseChatModel) -> bool:
+    """Whether the model can be offered tools: it implements ``bind_tools`` and was not set to
+    ``json_mode`` (a server that enforces JSON only). Others play without recall."""
+    settings = model_settings(model)
+    if settings is not None and settings.method == "json_mode":
+        return False
+    return type(model).bind_tools is not BaseChatModel.bind_tools
+
+
+def recall_offered(state: PlayerTurnState, model: BaseChatModel, enabled: bool) -> bool:
+    """Offer the tool while the policy has it, the model takes tools and no refusal was given."""
+    return enabled and state.get("recalls", 0) <= MAX_RECALLS and can_call_tools(model)
+
+
+def ask_with_recall(
+    model: BaseChatModel, schema: type[BaseModel], messages: list[BaseMessage], config: RunnableConfig
+) -> tuple[JSON, JSON | None]:
+    """One call offering the answer schema and ``recall`` as tools (one must be called): the
+    structured result (``raw``, ``parsed``, ``parsing_error``) and the recall call, if it was one."""
+    bound = model.bind_tools([schema, RECALL_TOOL], tool_choice="any")
+    raw = provider_call(model, lambda kwargs: bound.invoke(messages, config, **kwargs), config)
+    calls = raw.tool_calls if isinstance(raw, AIMessage) else []
+    asked = next((c for c in calls if c["name"] == "recall"), None)
+    if asked is not None:
+        query = str(asked["args"].get("query", ""))
+        return {"raw": raw, "parsed": None, "parsing_error": None}, {"id": asked["id"] or "", "query": query}
+    answer = next((c for c in calls if c["name"] == schema.__name__), None)
+    if answer is None:
+        error = OutputParserException("the answer held no call of the answer tool.")
+        return {"raw": raw, "parsed": None, "parsing_error": error}, None
+    try:
+        return {"raw": raw, "parsed": schema.model_validate(answer["args"]), "parsing_error": None}, None
+    except ValidationError as exc:
+        return {"raw": raw, "parsed": None, "parsing_error": exc}, None
+
+
+def recall_call_message(raw: Any, call: JSON) -> AIMessage:
+    """The assistant's message as the conversation keeps it: the recall call alone."""
+    content = raw.content if isinstance(raw, AIMessage) and isinstance(raw.content, str) else ""
+    return AIMessage(
+        content=content,
+        tool_calls=[
+            {"name": "recall", "args": {"query": call["query"]}, "id": call["id"], "type": "tool_call"}
+        ],
+    )
+
+
+def _fitted(hits: list[str], room: int | None) -> str:
+    """The best hits that fit in ``room`` tokens, or the note that none does."""
+    if room is None:
+        return answer_text(hits)
+    while hits and count_tokens(answer_text(hits)) > room:
+        hits = hits[:-1]
+    text = answer_text(hits)
+    return text if count_tokens(text) <= room else NO_ROOM
+
+
+def recall_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """Answer the pending recall: the best hits of the player's own record, within the token
+    budget when the policy has one; a call past ``MAX_RECALLS`` is refused."""
+    req = state["request"]
+    call = state["tool_call"] or {"id": "", "query": ""}
+    made = state.get("recalls", 0) + 1
+    hits: list[str] = []
+    if made > MAX_RECALLS:
+        content = REFUSED
+    else:
+        player = req["player"]
+        record = read_view(player_view(parsed_log(state["game_id"], state["events"]), player), player)
+        hits = [d.line for d in search(documents(record), call["query"])]
+        budget = game_context(runtime).policy.token_budget
+        used = context_tokens(state["messages"])
+        content = _fitted(hits, None if budget is None else budget - used)
+    attempts = list(state["attempts"])
+    attempts[-1] = {
+        **attempts[-1],
+        "recall": {"query": call["query"], "hits": hits, "refused": made > MAX_RECALLS, "answer": content},
+    }
+    reply = ToolMessage(content=content, tool_call_id=call["id"], name="recall")
+    return {"messages": [*state["messages"], reply], "tool_call": None, "recalls": made, "attempts": attempts}
+
+
+def context_tokens(messages: list[BaseMessage]) -> int:
+    """The tokens of what a call sends as text: every message's content and tool calls (what a
+    token budget bounds; the builder counts the prompt the same way)."""
+    total = 0
+    for m in messages:
+        total += count_tokens(m.content if isinstance(m.content, str) else m.text)
+        calls = getattr(m, "tool_calls", None)
+        if calls:
+            total += count_tokens(json.dumps([c["args"] for c in calls], ensure_ascii=False))
+    return total
+
+
+def route_decide(state: PlayerTurnState) -> Literal["recall", "commit"]:
+    """A recall call goes to the recall node; an answer (or a rejected one) to commit."""
+    return "recall" if state.get("tool_call") else "commit"
+
+
+def recall_count(attempts: list[JSON]) -> int:
+    """The recall calls among a turn's attempts."""
+    return sum(1 for a in attempts if a.get("kind") == RECALL_KIND)

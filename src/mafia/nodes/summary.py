@@ -1,0 +1,102 @@
+"""The summariser's call at dawn, for policies whose cold days are a model-written summary.
+
+``dawn_summary`` runs inside the day's opening step: when ``context.summary`` says a summary is
+due, it asks the configured summariser (``GameContext.summariser``: a model, or ``seat:N`` for
+that seat's model; the table's default model otherwise) once for the whole table, checks the answer
+against the log, and logs either the summary or the fallback with its reason. The call is billed
+and recorded in prompts.jsonl like a player's, as seat 0, player ``summariser``, action ``summary``.
+A provider fault propagates like a player's (the game stops and resumes); a bad answer or any
+other failure of the summariser falls back.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.config import get_config
+from openai import APIError
+
+from mafia.actions import ActionBase
+from mafia.answers import encodable, rejection_of
+from mafia.billing import call_tokens, turn_tokens
+from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, SummaryAnswer, check_summary, summary_request
+from mafia.context.tokens import count_tokens
+from mafia.events import ColdSummary, EventBase, SummaryFallback, dump_event
+from mafia.models.factory import resolve_model, structured
+from mafia.nodes.player import raw_text
+from mafia.runtime import GameContext, ModelLike
+from mafia.state import JSON
+
+SEAT_PREFIX = "seat:"
+
+
+def summariser_model(ctx: GameContext) -> tuple[ModelLike, str]:
+    """The summariser's model and its label: a given model, a seat's model, or the default."""
+    chosen = ctx.summariser
+    if isinstance(chosen, str) and chosen.startswith(SEAT_PREFIX):
+        seat = int(chosen.removeprefix(SEAT_PREFIX))
+        return ctx.model_spec("", seat), chosen
+    model = chosen if chosen is not None else ctx.model
+    label = model if isinstance(model, str) else getattr(model, "model", None) or type(model).__name__
+    return model, str(label)
+
+
+def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[list[JSON], list[JSON]]:
+    """The events (a summary or a fallback) and the prompt record of the summary due at the dawn
+    of ``day`` over ``events`` (the log with the day's opening), or nothing when none is due."""
+    request = summary_request(events, ctx.policy, day)
+    if request is None:
+        return [], []
+    spec, label = summariser_model(ctx)
+    messages = [SystemMessage(content=request.system), HumanMessage(content=request.user)]
+    schema = cast(type[ActionBase], SummaryAnswer)
+    text: str | None = None
+    raw = ""
+    reason: str | None = None
+    kind: str | None = None
+    try:
+        out = structured(resolve_model(spec), schema).invoke(messages, get_config(), action=SUMMARY_ACTION)
+        raw = encodable(raw_text(out.get("raw")))
+        parsed = out.get("parsed")
+        if isinstance(parsed, SummaryAnswer):
+            text = parsed.summary
+        elif isinstance(parsed, dict) and isinstance(parsed.get("summary"), str):
+            text = parsed["summary"]
+        else:
+            reason, kind = "the answer held no summary", "invalid_json"
+    except APIError:
+        raise  # a provider fault stops the game as a player's does; the resumed dawn asks again
+    except Exception as exc:  # any other failure of the summariser: the compression stands
+        rejection = rejection_of(exc, None)
+        if rejection is None:
+            reason, kind = f"the summariser failed: {type(exc).__name__}: {exc}"[:200], "error"
+        else:
+            reason, kind, raw = rejection.error, rejection.kind.value, raw or rejection.raw
+    if text is not None:
+        reason = check_summary(events, text, request.through)
+        kind = "dropped_fact" if reason is not None else None
+    attempt: JSON = {"raw": raw, "error": reason, "kind": kind, **call_tokens(messages, schema, raw)}
+    if reason is None and text is not None:
+        event: EventBase = ColdSummary(round=day, through=request.through, text=text, summariser=label)
+    else:
+        event = SummaryFallback(round=day, through=request.through, reason=reason or "", summariser=label)
+    record: JSON = {
+        "id": f"{day}:{SUMMARY_ACTION}:{SUMMARISER}",
+        "round": day,
+        "seat": 0,
+        "player": SUMMARISER,
+        "action": SUMMARY_ACTION,
+        "system": request.system,
+        "user": request.user,
+        "tokens": {"summary_request": count_tokens(request.user)},
+        "total_tokens": count_tokens(request.system) + count_tokens(request.user),
+        "trimmed": [],
+        **turn_tokens([attempt]),
+        "attempts": [attempt],
+        "choice": None,
+        "claim": None,
+        "fallback": isinstance(event, SummaryFallback),
+        "fallback_kind": kind,
+    }
+    return [dump_event(event)], [record]

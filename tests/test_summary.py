@@ -1,0 +1,182 @@
+"""Rolling summaries of the cold days: written once for the table at dawn and shown in every prompt,
+written by the house model deterministically, billed as the summariser's calls, and replaced by the
+deterministic compression, with the reason logged, whenever the summariser fails, answers badly or
+drops an engine fact (a death, a vote result).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field
+
+from fact_presence import audit_prompts, capture_prompts
+from mafia.context import ContextPolicy
+from mafia.context.policy import policy_by_name
+from mafia.context.summary import SUMMARISER, check_summary, summary_request
+from mafia.context.transcript_text import COMPRESSED_LABEL
+from mafia.events import ColdSummary, EventBase, SummaryFallback, parse_event
+from mafia.models.house import HouseModel
+from mafia.models.house.model import prompt_text
+from mafia.models.house.recalling import write_summary
+from mafia.runner import run_game
+
+ROLLING = policy_by_name("rolling-summary")
+GAME = {"seed": 5, "players": 12}
+
+
+class Summariser(BaseChatModel):
+    """A summariser that writes the house's summary and then spoils it with ``spoil`` (or fails)."""
+
+    spoil: Callable[[str], str] = Field(exclude=True)
+    prompts: list[str] = Field(default_factory=list, exclude=True)
+
+    @property
+    def _llm_type(self) -> str:
+        return "test-summariser"
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        text = prompt_text(messages)
+        self.prompts.append(text)
+        summary = self.spoil(write_summary(text))
+        name = kwargs["tools"][0]["function"]["name"]
+        call = {"name": name, "args": {"summary": summary}, "id": "s1", "type": "tool_call"}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
+
+
+def _events(state: dict[str, Any]) -> list[EventBase]:
+    return [parse_event(e) for e in state["events"]]
+
+
+def _play(summariser: Any = None, records: list[dict[str, Any]] | None = None) -> list[EventBase]:
+    out = records if records is not None else []
+    state = run_game(
+        GAME, model=HouseModel(seed=5), policy=ROLLING, summariser=summariser, on_prompt=out.append
+    )
+    return _events(state)
+
+
+def test_the_house_summary_is_written_once_a_dawn_checked_and_shown_to_every_player(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    records: list[dict[str, Any]] = []
+    with capture_prompts(monkeypatch) as built:
+        events = _play(records=records)
+    summaries = [e for e in events if isinstance(e, ColdSummary)]
+    assert summaries and not [e for e in events if isinstance(e, SummaryFallback)]
+    calls = [r for r in records if r["player"] == SUMMARISER]
+    assert len(calls) == len(summaries) and all(r["billed_tokens"] > 0 for r in calls)
+    first = summaries[0]
+    shown = [b for b in built if f"Summary of Days 1-{first.through}" in b.prompt.user]
+    assert len({b.player for b in shown}) > 3  # one summary, shared by the table
+    assert all(b.prompt.round_number >= first.round for b in shown)
+    assert audit_prompts(built) == []
+    assert _play() == events  # the same seed and models: the same summaries, byte for byte
+
+
+def test_a_summary_that_is_not_due_is_not_asked() -> None:
+    events = _play()
+    first = next(e for e in events if isinstance(e, ColdSummary))
+    before = [
+        e for e in events if e.round < first.round or (e.round == first.round and e.type == "day_started")
+    ]
+    assert (
+        summary_request(before[: before.index(next(e for e in before if e.round == first.round))], ROLLING, 1)
+        is None
+    )
+    assert summary_request(events, ContextPolicy(), first.round) is None  # the default policy: never
+
+
+def _fallbacks(events: list[EventBase]) -> list[SummaryFallback]:
+    return [e for e in events if isinstance(e, SummaryFallback)]
+
+
+def _broken(_: str) -> str:
+    raise RuntimeError("the summariser is down")
+
+
+class Silent(Summariser):
+    """Answers without the summary tool call: a bad answer."""
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage("no tool call here"))])
+
+
+@pytest.mark.parametrize(
+    ("summariser", "reason"),
+    [(Summariser(spoil=_broken), "the summariser failed: RuntimeError"), (Silent(spoil=str), "")],
+    ids=["raises", "answers-without-a-summary"],
+)
+def test_a_failing_summariser_falls_back_to_the_compressed_days(
+    monkeypatch: pytest.MonkeyPatch, summariser: Summariser, reason: str
+) -> None:
+    records: list[dict[str, Any]] = []
+    with capture_prompts(monkeypatch) as built:
+        events = _play(summariser, records)
+    fallbacks = _fallbacks(events)
+    assert fallbacks and not [e for e in events if isinstance(e, ColdSummary)]
+    assert all(f.reason and f.summariser for f in fallbacks)
+    assert all(f.reason.startswith(reason) for f in fallbacks)
+    assert any(COMPRESSED_LABEL in b.prompt.user for b in built)
+    assert not any("Summary of Days" in b.prompt.user for b in built)
+    assert all(r["fallback"] for r in records if r["player"] == SUMMARISER)
+    assert audit_prompts(built) == []
+
+
+def _drop(pattern: str) -> Callable[[str], str]:
+    return lambda text: re.sub(pattern, "", text)
+
+
+@pytest.mark.parametrize(
+    ("spoil", "reported"),
+    [
+        (_drop(r"Night \d+ killed [^;.]+; "), "death of"),
+        (_drop(r" eliminated"), "vote result"),
+    ],
+    ids=["drops-a-death", "drops-a-vote-result"],
+)
+def test_a_summary_that_drops_an_engine_fact_is_refused(
+    monkeypatch: pytest.MonkeyPatch, spoil: Callable[[str], str], reported: str
+) -> None:
+    with capture_prompts(monkeypatch) as built:
+        events = _play(Summariser(spoil=spoil))
+    fallbacks = _fallbacks(events)
+    assert fallbacks and any(reported in f.reason for f in fallbacks), [f.reason for f in fallbacks]
+    assert all(f.reason.startswith("dropped ") for f in fallbacks if reported in f.reason)
+    assert audit_prompts(built) == []  # the compressed days stood in for the refused summary
+
+
+def test_the_check_reads_a_summary_as_the_audit_reads_a_prompt() -> None:
+    events = _play()
+    summary = next(e for e in events if isinstance(e, ColdSummary))
+    upto = events[: events.index(summary)]
+    assert check_summary(upto, summary.text, summary.through) is None
+    assert check_summary(upto, summary.text + "\nPlayer 3 is surely Mafia.", summary.through) is not None
+    assert check_summary(upto, "", summary.through) == "empty summary"
+    first_day = summary.text.split("\n")[0]
+    assert "dropped day 1" in (
+        check_summary(upto, summary.text.replace(first_day, ""), summary.through) or ""
+    )
+
+
+def test_the_summariser_may_be_a_seat_model() -> None:
+    records: list[dict[str, Any]] = []
+    events = _play("seat:2", records)
+    assert next(e.summariser for e in events if isinstance(e, ColdSummary)) == "seat:2"
