@@ -11,12 +11,15 @@ milliseconds, so the sweeps can play thousands.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import random
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from langgraph.runtime import Runtime
 
 from mafia.actions import ActionKind, empty_answer
 from mafia.answers import TextLimits
@@ -27,6 +30,7 @@ from mafia.nodes.common import parsed_log
 from mafia.nodes.player import check_answer, finish_turn
 from mafia.nodes.setup import deal
 from mafia.protocol import FIRST_STEP, STEPS, StepName, apply_turns, merged, opening
+from mafia.runtime import GameContext
 from mafia.state import JSON, GameState, GameUpdate, TurnRequest
 
 Answer = Callable[[TurnRequest, JSON], JSON]
@@ -151,6 +155,7 @@ def play_table(
     limits = limits or TextLimits()
     state: GameState = {"setup": dict(setup)}  # type: ignore[typeddict-item]
     game = TableGame(state)
+    runtime = Runtime(context=GameContext(policy=policy, text_limits=limits))
     step: StepName | None = FIRST_STEP
     while step is not None:
         assert len(game.path) < MAX_STEPS, "the game never ended"
@@ -158,7 +163,10 @@ def play_table(
         if step == FIRST_STEP:
             update = deal(setup, config_from_input(setup))
         elif spec.run is not None:
-            update = spec.run(state)
+            # A step that reads the run's context (day_start, for a policy's summaries) gets it as
+            # the graph would give it.
+            takes_runtime = "runtime" in inspect.signature(spec.run).parameters
+            update = spec.run(state, runtime) if takes_runtime else spec.run(state)
         else:
             assert spec.ask is not None
             opened = opening(spec, state)

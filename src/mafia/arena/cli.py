@@ -142,6 +142,11 @@ def arena(
     except ArenaError as exc:
         raise SettingError(str(exc)) from None
     _print_summary(summary)
+    exit_if_unfinished(console, summary)
+
+
+def exit_if_unfinished(console: Console, summary: JSON) -> None:
+    """Exit with code 1, saying how to resume them, when some games of a summary did not finish."""
     unfinished = summary["run"]["unfinished"]
     if unfinished:
         console.print(

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from mafia.arena.cli import URL, parse_model
+from mafia.arena.cli import URL, exit_if_unfinished, parse_model
 from mafia.arena.spec import SUMMARY_FILE, ArenaError
 from mafia.checks import check_out_dir, parse_roles
 from mafia.cli_frame import ctrl_c_stops_calls
@@ -120,13 +120,7 @@ def tournament(
         console.print("stopped. Run the same command again to resume the tournament.", style="bold red")
         raise typer.Exit(code=130) from None
     _print_standings(summary)
-    unfinished = summary["run"]["unfinished"]
-    if unfinished:
-        console.print(
-            f"{len(unfinished)} games did not finish; run the same command again to resume them.",
-            style="yellow",
-        )
-        raise typer.Exit(code=1)
+    exit_if_unfinished(console, summary)
 
 
 @tournament_app.command("report")
