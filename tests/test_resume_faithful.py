@@ -21,8 +21,9 @@ from mafia.cli import app
 from mafia.context.policy import POLICIES
 from mafia.graph import compile_graph
 from mafia.models.settings import ModelSettings
-from mafia.run_record import RunMismatch
+from mafia.run_record import RunMismatch, context_from_record, describe_context, differences
 from mafia.runner import RECURSION_LIMIT, resume_game, run_game, sqlite_checkpointer
+from mafia.runtime import GameContext
 
 runner = CliRunner()
 LOGS = ("events.jsonl", "prompts.jsonl")
@@ -203,3 +204,15 @@ def test_the_graph_refuses_a_differing_context_on_resume() -> None:
     assert "__interrupt__" in out
     with pytest.raises(RunMismatch, match=r"seat_models\.3: the run was started with 'human'; got 'house'"):
         game.invoke(Command(resume="x"), cfg, context={"seat_models": {"3": "house"}})
+
+
+def test_the_summariser_is_recorded_and_a_different_one_refused() -> None:
+    names = [f"Player {k}" for k in range(1, 6)]
+    for summariser in ("house:3", "seat:2"):
+        started = GameContext(policy=POLICIES["rolling-summary"], summariser=summariser)
+        record = describe_context(started, names)
+        assert record["summariser"] == summariser
+        assert describe_context(context_from_record(record), names) == record
+    record = describe_context(GameContext(policy=POLICIES["rolling-summary"], summariser="house:3"), names)
+    given = describe_context(GameContext(policy=POLICIES["rolling-summary"]), names)
+    assert [m.setting for m in differences(record, given)] == ["summariser"]

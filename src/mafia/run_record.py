@@ -93,9 +93,22 @@ def describe_context(context: GameContext, names: Sequence[str]) -> JSON:
         "seat_models": dict(sorted(seats.items(), key=lambda kv: (not kv[0].isdigit(), kv[0].zfill(4)))),
         "humans": [k for k, m in seats.items() if m == HUMAN],
         "policy": asdict(context.policy),
+        "summariser": _summariser_record(context.summariser),
         "max_retries": context.max_retries,
         "text_limits": asdict(context.text_limits),
     }
+
+
+def _summariser_record(summariser: Any) -> Recorded | None:
+    """Who writes a run's summaries as recorded: none (the default model), a seat, or a model."""
+    if summariser is None or (isinstance(summariser, str) and summariser.startswith("seat:")):
+        return summariser
+    return describe_model(summariser)
+
+
+def _summariser_from(recorded: Recorded | None) -> Any:
+    """The summariser a record names (None: the default model)."""
+    return None if recorded is None else model_from_record("summariser", recorded)
 
 
 def policy_from_record(run: Mapping[str, Any]) -> ContextPolicy:
@@ -110,6 +123,9 @@ def context_from_record(run: Mapping[str, Any], change: Sequence[str] = ()) -> G
         model=model_from_record("model", run["model"]),
         seat_models={k: model_from_record(f"seat_models.{k}", m) for k, m in run["seat_models"].items()},
         policy=policy_from_record(run),
+        summariser=None
+        if run.get("summariser") is None
+        else model_from_record("summariser", run["summariser"]),
         max_retries=run["max_retries"],
         text_limits=TextLimits(**run.get("text_limits", {})),
         change_run=list(change),
@@ -151,6 +167,9 @@ def differences(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> list[R
         found.append(
             RunMismatch("policy", _policy_text(recorded["policy"]), _policy_text(given["policy"]), "policy")
         )
+    if recorded.get("summariser") != given.get("summariser"):
+        before, after = recorded.get("summariser"), given.get("summariser")
+        found.append(RunMismatch("summariser", repr(shown(before)), repr(shown(after)), "model"))
     for setting in ("max_retries", "text_limits"):
         before, after = recorded.get(setting), given.get(setting)
         if before != after:
