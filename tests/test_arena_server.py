@@ -69,7 +69,7 @@ def test_a_stopped_arena_resumes_on_the_server(server: str, tmp_path: Path) -> N
     assert len(first["run"]["unfinished"]) == 4, first["run"]  # none had finished
 
     second = run_arena(**{**ARENA, "players": 10}, server=server, out=tmp_path)
-    assert second["finished"] == 4 and not second["run"]["unfinished"], (first["run"], second)
+    assert second["finished"] == 4 and not second["run"]["unfinished"], (second["run"], second["finished"])
     run_arena(**{**ARENA, "players": 10}, out=tmp_path / "local")
     assert logs_of(arena) == logs_of(tmp_path / "local" / "arena-srv")
 

@@ -5,6 +5,7 @@ report DIR``) are dispatched before the run's options are read."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -137,10 +138,7 @@ def arena(
             soft_wrap=True,
         )
 
-    try:
-        summary = _run_interruptibly(console, {**arguments, "on_start": started})
-    except ArenaError as exc:
-        raise SettingError(str(exc)) from None
+    summary = run_interruptibly(console, "arena", run_arena, {**arguments, "on_start": started})
     _print_summary(summary)
     exit_if_unfinished(console, summary)
 
@@ -174,14 +172,19 @@ def report(
     print(f"Report: {page}")
 
 
-def _run_interruptibly(console: Console, arguments: dict[str, Any]) -> JSON:
-    """Run the arena; Ctrl-C gives up the model calls in flight, every game stops at a checkpoint,
-    and the command ends with code 130 saying how to go on."""
+def run_interruptibly(
+    console: Console, kind: str, run: Callable[..., JSON], arguments: dict[str, Any]
+) -> JSON:
+    """``run(**arguments)`` (an arena or a tournament): Ctrl-C gives up the model calls in flight,
+    every game stops at a checkpoint, and the command ends with code 130 saying how to go on; a
+    bad ask is one line."""
     try:
         with ctrl_c_stops_calls():
-            return run_arena(**arguments)
+            return run(**arguments)
+    except ArenaError as exc:
+        raise SettingError(str(exc)) from None
     except KeyboardInterrupt:
-        console.print("stopped. Run the same command again to resume the arena.", style="bold red")
+        console.print(f"stopped. Run the same command again to resume the {kind}.", style="bold red")
         raise typer.Exit(code=130) from None
 
 

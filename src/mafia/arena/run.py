@@ -159,12 +159,7 @@ def run_arena(
     summary = {
         **basic_summary(arena_dir),
         "metrics": summarize(arena_dir),
-        "run": {
-            "folder": str(arena_dir),
-            "concurrency": concurrency,
-            "server": server,
-            **played.record(),
-        },
+        "run": played.record(arena_dir, concurrency, server),
     }
     write_json(arena_dir / SUMMARY_FILE, summary)
     return summary
@@ -180,9 +175,12 @@ class Played:
     unfinished: dict[str, str]
     wall_s: float
 
-    def record(self) -> JSON:
-        """The run's figures as the summary's ``run`` holds them."""
+    def record(self, folder: Path, concurrency: int, server: str | None) -> JSON:
+        """The run as the summary's ``run`` holds it: where, how, and its figures."""
         return {
+            "folder": str(folder),
+            "concurrency": concurrency,
+            "server": server,
             "wall_s": round(self.wall_s, 3),
             "played": self.played,
             "skipped": self.games - self.played,

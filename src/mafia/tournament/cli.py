@@ -10,10 +10,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from mafia.arena.cli import URL, exit_if_unfinished, parse_model
+from mafia.arena.cli import URL, exit_if_unfinished, parse_model, run_interruptibly
 from mafia.arena.spec import SUMMARY_FILE, ArenaError
 from mafia.checks import check_out_dir, parse_roles
-from mafia.cli_frame import ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
 from mafia.game_settings import SettingError
 from mafia.state import JSON
@@ -111,14 +110,7 @@ def tournament(
         "progress": not quiet,
         "on_start": started,
     }
-    try:
-        with ctrl_c_stops_calls():
-            summary = run_tournament(**arguments)
-    except ArenaError as exc:
-        raise SettingError(str(exc)) from None
-    except KeyboardInterrupt:
-        console.print("stopped. Run the same command again to resume the tournament.", style="bold red")
-        raise typer.Exit(code=130) from None
+    summary = run_interruptibly(console, "tournament", run_tournament, arguments)
     _print_standings(summary)
     exit_if_unfinished(console, summary)
 

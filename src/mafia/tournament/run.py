@@ -79,7 +79,7 @@ def run_tournament(
     )
     summary = {
         **standings(load_tournament(folder), passes),
-        "run": {"folder": str(folder), "concurrency": concurrency, "server": server, **played.record()},
+        "run": played.record(folder, concurrency, server),
     }
     write_json(folder / SUMMARY_FILE, summary)
     return summary
