@@ -145,7 +145,7 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
         _violations("mafia.context", ("mafia.nodes.player", "mafia.nodes.turns", "mafia.graph", *CLI)) == []
     )
     importers = {m for m, names in MODULES.items() if "mafia.cli_frame" in names}
-    assert importers <= {"mafia.cli", "mafia.arena.cli", "mafia.tournament.cli"}
+    assert importers <= {"mafia.cli", "mafia.arena.cli"}
 
 
 def test_the_layer_check_catches_a_planted_import() -> None:
