@@ -78,12 +78,13 @@ def _mypy(files: list[Path]) -> str:
 
 
 def test_a_misspelt_step_fails_mypy(tmp_path: Path) -> None:
-    """The night's applier and a router, each copied as is (clean) and with one step misspelt."""
-    night = (SRC / "nodes" / "night.py").read_text()
-    assert night.count('"mafia_round2"') == 1
+    """The rules that name the step after Round 1 and a router, each copied as is (clean) and with
+    one step misspelt."""
+    rules = (SRC / "rules.py").read_text()
+    assert rules.count('KillProgress("mafia_round2")') == 1
     files = {
-        "night_clean.py": night,
-        "night_typo.py": night.replace('"mafia_round2"', '"mafia_rund2"'),
+        "rules_clean.py": rules,
+        "rules_typo.py": rules.replace('KillProgress("mafia_round2")', 'KillProgress("mafia_rund2")'),
         "router_clean.py": _GOOD_ROUTER,
         "router_typo.py": _GOOD_ROUTER.replace('"night_resolution"', '"night_resolutoin"'),
     }
@@ -92,7 +93,7 @@ def test_a_misspelt_step_fails_mypy(tmp_path: Path) -> None:
     out = _mypy([tmp_path / name for name in files])
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert not [e for e in errors if "_clean.py" in e], out
-    assert any("night_typo.py" in e and "mafia_rund2" in e for e in errors), out
+    assert any("rules_typo.py" in e and "mafia_rund2" in e for e in errors), out
     assert any("router_typo.py" in e and "night_resolutoin" in e for e in errors), out
 
 

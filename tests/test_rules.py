@@ -12,16 +12,20 @@ from mafia.rules import (
     SKIP,
     GameConfig,
     KillDecision,
+    KillProgress,
     Role,
     RoleCounts,
     Seat,
     Table,
+    after_round1,
+    after_round2,
     agreed_target,
     assign_roles,
     ballot_options,
     consensus_threshold,
     first_speaker,
     investigation_targets,
+    lone_kill,
     night_kill_targets,
     nomination_targets,
     protection_targets,
@@ -311,6 +315,42 @@ def test_agreed_target(proposals: tuple[str, ...], expected: str | None) -> None
 )
 def test_resolve_round2(choices: dict[str, str], seat_order: list[str], expected: KillDecision) -> None:
     assert resolve_round2(choices, seat_order) == expected
+
+
+@pytest.mark.parametrize(
+    ("proposals", "waiting", "expected"),
+    [
+        pytest.param({"P2": "A"}, ["P5"], KillProgress("mafia_round1"), id="a-partner-still-proposes"),
+        pytest.param(
+            {"P2": "A", "P5": "A"},
+            [],
+            KillProgress("resolve", KillDecision("A", "round1"), {"P2": "A", "P5": "A"}),
+            id="k2-agreed",
+        ),
+        pytest.param({"P2": "A", "P5": "B"}, [], KillProgress("mafia_round2"), id="k2-split-to-round2"),
+        pytest.param(
+            {"P2": SKIP, "P5": "B", "P7": SKIP},
+            [],
+            KillProgress("resolve", KillDecision(SKIP, "round1"), {"P2": SKIP, "P5": "B", "P7": SKIP}),
+            id="k3-skip-agreed",
+        ),
+        pytest.param(
+            {"P2": "A", "P5": "A"}, ["P7"], KillProgress("mafia_round1"), id="agreement-waits-for-all"
+        ),
+    ],
+)
+def test_after_round1(proposals: dict[str, str], waiting: list[str], expected: KillProgress) -> None:
+    assert after_round1(proposals, waiting) == expected
+
+
+def test_after_round2_and_a_lone_kill_resolve_the_night() -> None:
+    split = {"P6": "A", "P2": "B"}
+    assert after_round2(split, ["P2", "P6"]) == KillProgress(
+        "resolve", KillDecision("B", "lowest_seat"), split
+    )
+    agreed = {"P6": "A", "P2": "A"}
+    assert after_round2(agreed, ["P2", "P6"]) == KillProgress("resolve", KillDecision("A", "round2"), agreed)
+    assert lone_kill("P4", SKIP) == KillProgress("resolve", KillDecision(SKIP, "direct"), {"P4": SKIP})
 
 
 # ---- night, win, order ---------------------------------------------------------------------

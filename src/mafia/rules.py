@@ -10,7 +10,7 @@ import math
 import random
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
@@ -324,6 +324,42 @@ def resolve_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str
         return KillDecision(target=agreed, decided_by="round2")
     lowest = next(m for m in mafia_in_seat_order if m in choices)
     return KillDecision(target=choices[lowest], decided_by="lowest_seat")
+
+
+KillStep = Literal["mafia_round1", "mafia_round2", "resolve"]
+"""What follows a Mafia answer: the next Round 1 proposal, Round 2, or the night's resolution."""
+
+
+@dataclass(frozen=True)
+class KillProgress:
+    """Where the Mafia's night kill stands after an answer: the step that follows and, once the
+    kill is decided, the decision with the ballots it was decided on."""
+
+    follows: KillStep
+    decision: KillDecision | None = None
+    ballots: Mapping[str, str] = field(default_factory=dict)
+
+
+def lone_kill(mafia: str, choice: str) -> KillProgress:
+    """A lone living Mafia member chooses the kill directly; the night resolves."""
+    return KillProgress("resolve", KillDecision(target=choice, decided_by="direct"), {mafia: choice})
+
+
+def after_round1(proposals: Mapping[str, str], waiting: Collection[str]) -> KillProgress:
+    """After a Round 1 proposal: Round 1 goes on while a living Mafia member has yet to propose
+    (``waiting``); then a target with ceil(2k/3) of the k proposals is the kill, else Round 2."""
+    if waiting:
+        return KillProgress("mafia_round1")
+    agreed = agreed_target(proposals)
+    if agreed is None:
+        return KillProgress("mafia_round2")
+    return KillProgress("resolve", KillDecision(target=agreed, decided_by="round1"), dict(proposals))
+
+
+def after_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str]) -> KillProgress:
+    """After Round 2 (every living Mafia member answers once): the kill as ``resolve_round2``
+    decides it; the night resolves."""
+    return KillProgress("resolve", resolve_round2(choices, mafia_in_seat_order), dict(choices))
 
 
 # ---- night, deaths, winners, order ---------------------------------------------------------

@@ -16,7 +16,7 @@ from mafia.events import (
     RoleReveal,
 )
 from mafia.nodes.common import dump, readable, seats_of, since_daybreak, table
-from mafia.rules import SKIP, KillDecision, Role, agreed_target, resolve_night, resolve_round2
+from mafia.rules import SKIP, KillProgress, Role, after_round1, after_round2, lone_kill, resolve_night
 from mafia.state import JSON, GameState, GameUpdate
 
 
@@ -49,8 +49,13 @@ def _discussion(state: GameState, turn: JSON, coordination_round: int) -> MafiaD
     )
 
 
-def _kill_vote(state: GameState, votes: dict[str, str], decision: KillDecision, coord: int) -> JSON:
+def _kill_vote(state: GameState, progress: KillProgress, coord: int) -> list[JSON]:
+    """The Mafia's vote event once ``progress`` holds the decided kill (none before)."""
+    decision = progress.decision
+    if decision is None:
+        return []
     names = table(state).names
+    votes = progress.ballots
     ballots = [Ballot(voter=m, target=votes[m]) for m in sorted(votes, key=names.index)]
     vote = MafiaVote(
         round=state["round"],
@@ -59,7 +64,7 @@ def _kill_vote(state: GameState, votes: dict[str, str], decision: KillDecision, 
         decided_by=decision.decided_by,
         coordination_round=coord,
     )
-    return dump([vote])[0]
+    return dump([vote])
 
 
 def round1_proposals(state: GameState) -> dict[str, str]:
@@ -72,36 +77,26 @@ def round1_proposals(state: GameState) -> dict[str, str]:
 
 
 def record_round1(state: GameState, turn: JSON) -> GameUpdate:
-    """Record a Round 1 proposal (or a lone Mafia's direct choice); settle the kill if agreed."""
+    """Record a Round 1 proposal (or a lone Mafia's direct choice) and what the rules make of it
+    (``after_round1``, ``lone_kill``): the next proposal, Round 2, or the decided kill."""
     player = turn["player"]
     if turn["action"] == ActionKind.NIGHT_KILL.value:
-        decision = KillDecision(target=turn["choice"], decided_by="direct")
-        events = [*dump([_discussion(state, turn, 0)])]
-        events.append(_kill_vote(state, {player: turn["choice"]}, decision, 0))
-        return {"events": events, "queue": [], "step": "resolve"}
-    events = [*dump([_discussion(state, turn, 1)])]
+        progress = lone_kill(player, turn["choice"])
+        events = [*dump([_discussion(state, turn, 0)]), *_kill_vote(state, progress, 0)]
+        return {"events": events, "queue": [], "step": progress.follows}
     queue = [q for q in state["queue"] if q != player]
-    update: GameUpdate = {"queue": queue, "step": "mafia_round1"}
-    if not queue:
-        proposals = {**round1_proposals(state), player: turn["choice"]}
-        agreed = agreed_target(proposals)
-        if agreed is None:
-            update["step"] = "mafia_round2"
-        else:
-            events.append(_kill_vote(state, proposals, KillDecision(agreed, "round1"), 1))
-            update["step"] = "resolve"
-    return {**update, "events": events}
+    progress = after_round1({**round1_proposals(state), player: turn["choice"]}, queue)
+    events = [*dump([_discussion(state, turn, 1)]), *_kill_vote(state, progress, 1)]
+    return {"queue": queue, "step": progress.follows, "events": events}
 
 
 def record_round2(state: GameState, turns: list[JSON]) -> GameUpdate:
-    """Record every Round 2 choice in seat order and settle the kill (lowest seat breaks a split)."""
-    events: list[JSON] = []
-    for turn in turns:
-        events += [*dump([_discussion(state, turn, 2)])]
+    """Record every Round 2 choice in seat order and the kill the rules decide (``after_round2``:
+    agreement, else the lowest-seat living Mafia member's choice)."""
+    events = dump([_discussion(state, turn, 2) for turn in turns])
     choices = {t["player"]: t["choice"] for t in turns}
-    decision = resolve_round2(choices, [t["player"] for t in turns])
-    events.append(_kill_vote(state, choices, decision, 2))
-    return {"events": events, "step": "resolve"}
+    progress = after_round2(choices, table(state).with_role(Role.MAFIA))
+    return {"events": [*events, *_kill_vote(state, progress, 2)], "step": progress.follows}
 
 
 def _kill_target(state: GameState) -> str | None:
