@@ -423,11 +423,12 @@ class Table:
         return next(s.role for s in self.seats if s.name == name)
 
     def with_role(self, role: Role, *, alive_only: bool = True) -> list[str]:
-        pool = self.living if alive_only else self.names
-        return [n for n in pool if self.role(n) is role]
+        """The players of ``role`` in seat order (the living only, unless told otherwise)."""
+        dead = self.dead if alive_only else frozenset()
+        return [s.name for s in self.seats if s.role is role and s.name not in dead]
 
     def kill(self, name: str) -> Table:
         return Table(seats=self.seats, dead=self.dead | {name})
 
     def winner(self) -> Literal["mafia", "town"] | None:
-        return winner(self.role(n) for n in self.living)
+        return winner(s.role for s in self.seats if s.name not in self.dead)

@@ -53,8 +53,11 @@ def dump(events: Iterable[EventBase]) -> list[JSON]:
     return [dump_event(e) for e in events]
 
 
+_ROLES = {role.value: role for role in Role}  # a lookup: calling the enum costs more, per seat per step
+
+
 def seats_of(state: GameState) -> tuple[Seat, ...]:
-    return tuple(Seat(seat=s["seat"], name=s["name"], role=Role(s["role"])) for s in state["seats"])
+    return tuple(Seat(seat=s["seat"], name=s["name"], role=_ROLES[s["role"]]) for s in state["seats"])
 
 
 def table(state: GameState) -> Table:
