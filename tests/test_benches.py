@@ -30,11 +30,21 @@ def figures(stdout: str) -> dict[str, str]:
     )
 
 
+# Figures a bench's quick mode must print with these values, and figures that must be above zero.
+EXACT = {"tournament.py": {"games": "6", "concurrency": "8"}}
+POSITIVE = {"tournament.py": ("games_per_minute", "peak_rss_mb")}
+
+
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_bench_runs_in_quick_mode(script: str) -> None:
     done = run_quick(script)
     assert done.returncode == 0, f"{script} failed:\n{done.stderr[-3000:]}"
-    assert figures(done.stdout), f"{script} printed no name=value figure:\n{done.stdout[-2000:]}"
+    found = figures(done.stdout)
+    assert found, f"{script} printed no name=value figure:\n{done.stdout[-2000:]}"
+    for name, value in EXACT.get(script, {}).items():
+        assert found.get(name) == value, f"{script}: {name}={found.get(name)}, not {value}"
+    for name in POSITIVE.get(script, ()):
+        assert float(found[name]) > 0, f"{script}: {name}={found[name]}"
 
 
 def test_a_broken_bench_fails_the_smoke_run(tmp_path: Path) -> None:

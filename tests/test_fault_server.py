@@ -37,7 +37,7 @@ from mafia.events import (
 from mafia.runner import resume_game, run_game
 
 SEEDS = range(4)  # 4 games per configuration, 15 configurations: 60 games
-TIMEOUT = 2.0  # the client's request timeout (seconds); a hang lasts twice as long
+TIMEOUT = 0.5  # the client's request timeout (seconds); a hang lasts twice as long
 CLIENT_RETRIES = 2
 # The mix: 54% bad answers (so some decisions exhaust their re-asks and fall back), 10% provider faults.
 MIX = {kind: 0.06 for kind in ANSWER_FAULTS} | {kind: 0.02 for kind in PROVIDER_FAULTS}

@@ -52,16 +52,13 @@ def play_on(child: pexpect.spawn, turns: list[str], stop_after: int | None = Non
         # index 3: the error line; the prompt that follows it is answered on the next pass
 
 
-def test_a_person_plays_a_seat_to_the_end(tmp_path: Path) -> None:
-    child = spawn(["play", "--seed", "4", "--players", "5", "--human", "2", "--out", "runs"], tmp_path)
-    turns: list[str] = []
-    play_on(child, turns)
-    child.close()
+def check_played_to_the_end(child: pexpect.spawn, turns: list[str], run: Path) -> None:
+    """A person's seat played to the end: one rejected answer re-asked, the person's speeches in
+    the log, the seat recorded as a person's, one prompt record a turn and no fallback."""
     assert child.exitstatus == 0, child.logfile_read.getvalue()
     rejected = sum(1 for t in turns if "is not an option" in t)
     assert rejected == 1, turns
     assert any(t.startswith("Your speech") for t in turns) and any(t.startswith("Your choice") for t in turns)
-    run = tmp_path / "runs" / "game-5p-seed4"
     assert json.loads((run / "run.json").read_text())["seat_models"] == {"2": "human"}
     events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
     assert events[-1]["type"] == "game_over"
@@ -73,13 +70,14 @@ def test_a_person_plays_a_seat_to_the_end(tmp_path: Path) -> None:
     assert all(r["fallback"] is False and r["billed_tokens"] == 0 for r in mine)
 
 
-def test_ctrl_c_and_end_of_input_stop_at_a_prompt_then_resume_goes_on(tmp_path: Path) -> None:
-    """Stopped twice at a person's prompt and resumed: the logs end byte-identical to those of the
-    same game played straight through with the same answers."""
+def test_a_person_plays_to_the_end_and_ctrl_c_or_end_of_input_stop_and_resume_alike(tmp_path: Path) -> None:
+    """A person plays a seat straight to the end; the same game stopped twice at the person's
+    prompt and resumed ends with logs byte-identical to it."""
     straight = spawn(["play", "--seed", "4", "--players", "5", "--human", "2", "--out", "straight"], tmp_path)
-    play_on(straight, [])
+    turns: list[str] = []
+    play_on(straight, turns)
     straight.close()
-    assert straight.exitstatus == 0
+    check_played_to_the_end(straight, turns, tmp_path / "straight" / "game-5p-seed4")
     child = spawn(["play", "--seed", "4", "--players", "5", "--human", "2", "--out", "runs"], tmp_path)
     play_on(child, [], stop_after=1)
     child.sendintr()

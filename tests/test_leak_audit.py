@@ -121,9 +121,12 @@ def audit_records(
             if viewer not in entitled(plant, roles):
                 problems.append(f"seed {seed}: {viewer} saw {plant.player}'s {plant.field} ({plant.action})")
             shown[canary].add(viewer)
+    last_call: dict[str, int] = {}  # each player's last call: whether a later prompt came
+    for plant in plants.values():
+        last_call[plant.player] = max(plant.call, last_call.get(plant.player, plant.call))
     for canary, plant in plants.items():
         for viewer in must_show(plant, roles):
-            if _has_later_prompt(plant, viewer, plants) and viewer not in shown[canary]:
+            if last_call.get(viewer, -1) > plant.call and viewer not in shown[canary]:
                 problems.append(f"seed {seed}: {viewer} never saw {plant.player}'s {plant.field}")
     return problems
 
@@ -152,16 +155,11 @@ def _audit_table_game(seed: int, players: int) -> tuple[list[str], int]:
     return audit_records(seed, game.records, model.plants, roles), len(game.records)
 
 
-def _has_later_prompt(plant: Plant, viewer: str, plants: dict[str, Plant]) -> bool:
-    """Whether ``viewer`` was asked anything after the call that planted ``plant``."""
-    return any(p.player == viewer and p.call > plant.call for p in plants.values())
-
-
 # Every game over the table; a sample of them through the graph, which renders the same prompts
 # (tests/test_table_driver.py shows the driver writes the graph's log and prompts).
 GAMES = [(seed, table_size(seed)) for seed in range(200)]
 GRAPH_SAMPLE = GAMES[::13]
-CHUNKS = 5
+CHUNKS = 10  # short tests, so both workers stay busy to the end of the run
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
@@ -200,6 +198,17 @@ def test_the_audit_reports_a_partners_reasoning_in_a_prompt() -> None:
         {"player": "Bob", "system": "", "user": "CANARY0000001X CANARY0000002X"},
     ]
     assert audit_records(0, records, plants, roles) == ["seed 0: Bob saw Ann's reasoning (mafia_round1)"]
+
+
+def test_the_audit_reports_own_reasoning_missing_from_a_later_prompt() -> None:
+    """A planted fault: a player asked again whose later prompt lacks its own reasoning."""
+    roles = {"Ann": Role.TOWN, "Bob": Role.MAFIA}
+    plants = {
+        "CANARY0000001X": Plant("Ann", "speak", "reasoning", 1),
+        "CANARY0000002X": Plant("Ann", "vote", "reasoning", 2),
+    }
+    records = [{"player": "Ann", "system": "", "user": "no reasoning shown"}]
+    assert audit_records(0, records, plants, roles) == ["seed 0: Ann never saw Ann's reasoning"]
 
 
 def test_games_cover_every_table_size() -> None:

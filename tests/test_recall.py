@@ -243,23 +243,28 @@ def test_house_model_recalls_an_old_fact_once_its_day_is_compressed() -> None:
     assert [r for r in records if not r.get("recalls") and r["action"] == "speak"]  # only when needed
 
 
-def test_layered_keeps_every_call_within_its_token_budget() -> None:
-    def sizes(seed: int) -> list[tuple[int, dict[str, Any]]]:
-        records: list[dict[str, Any]] = []
-        layered = policy_by_name("layered")
-        run_game(
-            {"seed": seed, "players": 12},
-            model=HouseModel(seed=seed),
-            policy=layered,
-            on_prompt=records.append,
-        )
-        return [(a.get("context_tokens", r["total_tokens"]), r) for r in records for a in r["attempts"]]
+def _layered_sizes(seed: int) -> list[tuple[int, dict[str, Any]]]:
+    """Each call's context tokens in a 12-seat layered game of ``seed``, with its prompt record."""
+    records: list[dict[str, Any]] = []
+    layered = policy_by_name("layered")
+    run_game(
+        {"seed": seed, "players": 12},
+        model=HouseModel(seed=seed),
+        policy=layered,
+        on_prompt=records.append,
+    )
+    return [(a.get("context_tokens", r["total_tokens"]), r) for r in records for a in r["attempts"]]
 
-    usual = [*sizes(3), *sizes(5)]
+
+def test_layered_keeps_every_call_within_its_token_budget() -> None:
+    usual = [*_layered_sizes(3), *_layered_sizes(5)]
     assert any(r.get("recalls") for _, r in usual) and max(size for size, _ in usual) <= 1500
+
+
+def test_layered_passes_its_budget_only_with_engine_facts_left() -> None:
     # A 12-seat game that runs to the round cap: twenty days of ballots are more engine facts than
     # 1,500 tokens hold, and facts are never trimmed. Only such calls may pass the budget.
-    long = sizes(4)
+    long = _layered_sizes(4)
     over = [r for size, r in long if size > 1500]
     assert over and all("nothing left to trim" in r["trimmed"][-1] for r in over)
     assert all(r["round"] >= 6 for r in over)

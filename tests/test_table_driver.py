@@ -22,7 +22,7 @@ from table_paths import RARE, rare_paths
 
 # Random legal games over the table: the seeds of the graph-level sweep and many more.
 SEEDS = range(1200)
-CHUNKS = 4
+CHUNKS = 8  # short tests, so both workers stay busy to the end of the run
 
 
 def graph_game(setup: dict[str, Any], seed: int = 0) -> tuple[list[JSON], list[JSON]]:

@@ -4,8 +4,6 @@ from their logs; the offline models of graded strength they are played with."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -266,14 +264,6 @@ def test_a_tournament_needs_two_models_that_fit_the_table() -> None:
         from mafia.tournament.report import write_report
 
         write_report(Path("/nonexistent/tournament-x"))
-
-
-def test_the_benchmark_prints_its_figures_in_quick_mode() -> None:
-    bench = Path(__file__).resolve().parent.parent / "bench" / "tournament.py"
-    out = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True, check=True)
-    figures = dict(line.split("=", 1) for line in out.stdout.splitlines())
-    assert figures["games"] == "6" and figures["concurrency"] == "8"
-    assert float(figures["games_per_minute"]) > 0 and float(figures["peak_rss_mb"]) > 0
 
 
 def test_a_report_of_a_damaged_or_foreign_folder_is_one_line(tmp_path: Path) -> None:
