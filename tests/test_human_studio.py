@@ -4,21 +4,29 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterator
 
+import pytest
 from langgraph_sdk import get_sync_client
 
 from langgraph_server import answer_people, langgraph_dev
 
 
-def test_studio_pauses_at_a_person_and_resumes_to_the_end(tmp_path: Path) -> None:
-    with langgraph_dev(tmp_path) as url:  # in a folder of its own, apart from any other server
-        client = get_sync_client(url=url)
-        thread = client.threads.create()["thread_id"]
-        context = {"seat_models": {"4": "human"}}
-        client.runs.wait(thread, "mafia", input={"setup": {"seed": 2, "players": 5}}, context=context)
-        turns = answer_people(client, thread, context)
-        values = client.threads.get_state(thread)["values"]
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One ``langgraph dev`` for these tests (each plays on a thread of its own), in a folder of
+    its own, apart from any other server."""
+    with langgraph_dev(tmp_path_factory.mktemp("studio")) as url:
+        yield url
+
+
+def test_studio_pauses_at_a_person_and_resumes_to_the_end(server: str) -> None:
+    client = get_sync_client(url=server)
+    thread = client.threads.create()["thread_id"]
+    context = {"seat_models": {"4": "human"}}
+    client.runs.wait(thread, "mafia", input={"setup": {"seed": 2, "players": 5}}, context=context)
+    turns = answer_people(client, thread, context)
+    values = client.threads.get_state(thread)["values"]
     assert values["winner"] is not None
     assert turns and {t["player"] for t in turns} == {"Player 4"}
     assert all(t["context"].startswith("## Transcript") and t["rules"] for t in turns)
@@ -26,14 +34,13 @@ def test_studio_pauses_at_a_person_and_resumes_to_the_end(tmp_path: Path) -> Non
     assert speeches and all(s["text"] == "Studio here." for s in speeches)
 
 
-def test_studio_keeps_the_person_when_resumed_without_context(tmp_path: Path) -> None:
-    with langgraph_dev(tmp_path) as url:
-        client = get_sync_client(url=url)
-        thread = client.threads.create()["thread_id"]
-        context = {"seat_models": {"3": "human"}, "policy": "full-history"}
-        client.runs.wait(thread, "mafia", input={"setup": {"seed": 2, "players": 5}}, context=context)
-        turns = answer_people(client, thread)  # no context, as the README shows the resume
-        values = client.threads.get_state(thread)["values"]
+def test_studio_keeps_the_person_when_resumed_without_context(server: str) -> None:
+    client = get_sync_client(url=server)
+    thread = client.threads.create()["thread_id"]
+    context = {"seat_models": {"3": "human"}, "policy": "full-history"}
+    client.runs.wait(thread, "mafia", input={"setup": {"seed": 2, "players": 5}}, context=context)
+    turns = answer_people(client, thread)  # no context, as the README shows the resume
+    values = client.threads.get_state(thread)["values"]
     assert len(turns) >= 3 and {t["player"] for t in turns} == {"Player 3"}
     assert values["winner"] is not None
     assert values["run"]["policy"]["name"] == "full-history"
