@@ -37,8 +37,8 @@ from mafia.run_input import policy_from_input
 from mafia.stdout import OutputLost, terminal
 from mafia.tournament.cli import tournament_app
 
-# The engine (LangGraph, LangChain, the models, pydantic) loads inside the commands that play, so
-# `mafia --help`, `--version` and a refused argument start in a fraction of a second.
+# The engine (LangGraph, LangChain, the models and the game's schemas) loads inside the commands
+# that play, so `mafia --help`, `--version` and a refused argument start in a fraction of a second.
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
