@@ -26,8 +26,12 @@ typecheck: $(STAMP)
 system-deps:
 	bash scripts/system_deps.sh
 
+# One pytest worker more than the machine has cores: a good part of the suite waits on the
+# processes, servers and timeouts it tests, and the extra worker keeps the cores busy meanwhile.
+WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
+
 pytest: $(STAMP) system-deps
-	LANGSMITH_TRACING=false $(BIN)/pytest -q -n auto --dist worksteal
+	LANGSMITH_TRACING=false $(BIN)/pytest -q -n $(WORKERS) --dist worksteal
 
 test: lint typecheck pytest
 
