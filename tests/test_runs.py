@@ -55,9 +55,14 @@ def test_logs_do_not_depend_on_the_process_hash_seed(tmp_path: Path) -> None:
         "for players, seed in ((12, 4), (16, 5)):\n"
         "    run_game({'seed': seed, 'players': players}, model=HouseModel(seed=seed), out_dir=sys.argv[1])\n"
     )
-    for hash_seed in ("1", "2"):
-        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "LANGSMITH_TRACING": "false"}
-        subprocess.run([sys.executable, "-c", script, str(tmp_path / hash_seed)], env=env, check=True)
+    procs = [  # at once: neither depends on the other
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(tmp_path / hash_seed)],
+            env={**os.environ, "PYTHONHASHSEED": hash_seed, "LANGSMITH_TRACING": "false"},
+        )
+        for hash_seed in ("1", "2")
+    ]
+    assert [p.wait() for p in procs] == [0, 0]
     for game in ("game-12p-seed4", "game-16p-seed5"):
         for name in ("events.jsonl", "prompts.jsonl"):
             first = (tmp_path / "1" / game / name).read_bytes()
