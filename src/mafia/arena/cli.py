@@ -165,12 +165,18 @@ def report(
     ] = None,
 ) -> None:
     """Write the arena's report (report.md with its PNG plots) and print the judge's verdict."""
+    from mafia.arena.report import write_report  # matplotlib loads only where it plots
+
+    print_report(write_report, arena_dir, out)
+
+
+def print_report(write: Callable[[Path, Path | None], Path], folder: Path, out: Path | None) -> None:
+    """Write a report of ``folder`` with ``write`` and say where it is; a folder that is not an
+    arena or a tournament is one line."""
     from mafia.arena.spec import ArenaError
 
     try:
-        from mafia.arena.report import write_report  # matplotlib loads only where it plots
-
-        page = write_report(arena_dir, out)
+        page = write(folder, out)
     except ArenaError as exc:
         raise SettingError(str(exc)) from None
     print(f"Report: {page}")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from mafia.arena.cli import URL, exit_if_unfinished, parse_model, run_interruptibly
+from mafia.arena.cli import URL, exit_if_unfinished, parse_model, print_report, run_interruptibly
 from mafia.checks import check_out_dir, parse_roles
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
 from mafia.game_settings import SettingError
@@ -127,14 +127,9 @@ def report(
     ] = None,
 ) -> None:
     """Write the tournament's report: report.md, ratings.png and standings.json."""
-    from mafia.arena.spec import ArenaError
     from mafia.tournament.report import write_report  # matplotlib only when a report is written
 
-    try:
-        page = write_report(folder, out)
-    except ArenaError as exc:
-        raise SettingError(str(exc)) from None
-    print(f"Report: {page}")
+    print_report(write_report, folder, out)
 
 
 def _print_standings(summary: JSON) -> None:
