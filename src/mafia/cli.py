@@ -28,7 +28,7 @@ from mafia.checkpoints import (
     list_threads,
     open_checkpointer,
 )
-from mafia.checks import check_checkpoint_file, check_out_dir, parse_roles
+from mafia.checks import SummariserOption, check_checkpoint_file, check_out_dir, check_summariser, parse_roles
 from mafia.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.cost import cost_line, run_cost
@@ -308,6 +308,7 @@ def play(
     human: HumanOption = None,
     max_retries: RetriesOption = 2,
     policy: PolicyOption = DEFAULT_POLICY,
+    summariser: SummariserOption = None,
     reveal: RevealOption = False,
     quiet: QuietOption = False,
     out: OutOption = "runs",
@@ -338,6 +339,10 @@ def play(
     check_models([default, *seats.values()], max_retries)
     file_policy = file.policy if "policy" not in _given(ctx) else None
     context_policy = file_policy or check_policy(policy)
+    writer = None
+    if summariser is not None or file.summariser is not None:
+        flag = "--summariser" if summariser is not None else f"{file.path}: summariser"
+        writer = check_summariser(flag, summariser or file.summariser or "", game_config.players)
     out_dir = out_path(from_file(ctx, "out", out, file.run))
     checkpoint = from_file(ctx, "checkpoint", checkpoint, file.run)
     check_out_dir(out_dir)
@@ -372,6 +377,7 @@ def play(
         "on_event": view,
         "human": TerminalSeat(console) if has_people(default, seats) else None,
         "prices": file.prices,
+        "summariser": writer,
     }
     if checkpoint:
         with checkpoint_store(out_dir, dsn) as saver:

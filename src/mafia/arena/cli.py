@@ -20,7 +20,7 @@ from mafia.arena.spec import (
     Contestant,
     label_for,
 )
-from mafia.checks import check_out_dir, parse_roles
+from mafia.checks import SummariserOption, check_out_dir, check_summariser, parse_roles
 from mafia.cli_frame import ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
 from mafia.game_file import GameFileError, load_game_file
@@ -100,6 +100,7 @@ def arena(
             help="Play the games on a LangGraph server (e.g. http://127.0.0.1:2024).", show_default=False
         ),
     ] = None,
+    summariser: SummariserOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar; only the result.")] = False,
 ) -> None:
     """Play GAMES seeds with every policy and model, CONCURRENCY games at once; results and
@@ -129,6 +130,8 @@ def arena(
         "server": server,
         "progress": not quiet,
     }
+    if summariser is not None:  # an arena asked without one keeps its id (arena.json records it)
+        arguments["summariser"] = check_summariser("--summariser", summariser, players)
 
     def started(arena_dir: Path, total: int) -> None:
         console.print(

@@ -11,7 +11,7 @@ counted exactly (o200k_base).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,12 +22,13 @@ from mafia.actions import ActionKind
 from mafia.context import extraction, safety, sections, tokens, transcript
 from mafia.context import memory as memory_cache
 from mafia.context.beliefs import BUDGET_STEPS, squeezed
+from mafia.context.compression import seat_numbers_readable
 from mafia.context.memory import memory_from_record
 from mafia.context.policy import ContextPolicy
 from mafia.context.recall import RECALL_RESERVE
 from mafia.context.record import read_view
 from mafia.context.situation import Situation
-from mafia.context.tasks import task
+from mafia.context.tasks import repeats_history, task
 from mafia.context.transcript import RoundEntry, TranscriptManager
 from mafia.context.transcript_text import transcript_body
 from mafia.events import EventBase
@@ -128,7 +129,12 @@ class _Hot:
     Trimmed oldest first: earlier verbatim days are compressed, then the player's own older
     reasonings leave the memory, then the recent-events digest (a repeat of the transcript) goes,
     then the current day's speeches shrink to their facts (never for a ballot, which must see the
-    whole day). Frozen sections, cold summaries, engine facts and the task are never trimmed.
+    whole day). Then the facts themselves are written shorter, none lost: the compressed days with
+    voters by seat number, a night task's list of past protections or results left to the list
+    the prompt already holds, runs of nights with the same kill or result as one entry; with
+    recall, a day that is over (at night) is compressed too. Frozen sections, cold summaries and
+    engine facts are never dropped, except by ``recall_oldest_day`` (a policy with recall, as a
+    last resort).
     """
 
     compressed: list[RoundEntry]
@@ -138,7 +144,18 @@ class _Hot:
     """Steps of ``beliefs.BUDGET_STEPS`` left to take (policies that prune beliefs)."""
     searchable: bool = False
     """Whether the player can recall trimmed words (then a ballot's day may shrink to facts too)."""
+    seat_numbers: bool = False
+    """Whether the compressed days may be written with voters by seat number."""
+    repeated_history: bool = False
+    """Whether the task repeats a history the prompt lists elsewhere."""
+    repeated_nights: bool = False
+    """Whether the player's night lists hold runs of nights with the same outcome."""
+    night_runs: bool = False
     trimmed_speeches: int = 0
+    by_seat: bool = False
+    history_elsewhere: bool = False
+    recalled: int = 0
+    """The oldest compressed days left out of the prompt, reachable by recall."""
     beliefs_squeezed: int = 0
     plans_dropped: bool = False
     bare_trimmed: bool = False
@@ -184,7 +201,34 @@ class _Hot:
             self.bare_trimmed = True
             self.notes.append("accusations and claims of trimmed speeches")
             return True
+        if self.seat_numbers and self.compressed and not self.by_seat:
+            self.by_seat = True
+            self.notes.append("earlier days by seat number")
+            return True
+        if self.repeated_history and not self.history_elsewhere:
+            self.history_elsewhere = True
+            self.notes.append("task's history left to its list")
+            return True
+        if self.repeated_nights and not self.night_runs:
+            self.night_runs = True
+            self.notes.append("night lists by runs of nights")
+            return True
+        # At night the day is over: with recall its words are one search away, like older days'.
+        if self.searchable and len(self.verbatim) == 1 and self.verbatim[0].closed:
+            closed = self.verbatim.pop()
+            self.compressed.append(closed)
+            self.notes.append(f"compressed day {closed.number}")
+            return True
         return False
+
+    def recall_oldest_day(self) -> bool:
+        """Leave the oldest compressed day still shown out of the prompt (its facts stay in the
+        player's record, one search away): only with recall, once nothing else can be trimmed."""
+        if not self.searchable or self.recalled >= len(self.compressed):
+            return False
+        self.notes.append(f"day {self.compressed[self.recalled].number} left to recall")
+        self.recalled += 1
+        return True
 
     def memory(self, memory: PlayerMemory) -> PlayerMemory:
         """The memory without the reasonings trimmed so far (oldest first) and with the beliefs
@@ -202,6 +246,40 @@ class _Hot:
                 "strategy_summary": plans,
             }
         )
+
+
+def _fitted(
+    policy: ContextPolicy,
+    s: Situation,
+    hot: _Hot,
+    head_tokens: int,
+    body: list[Section],
+    has_recent: bool,
+    user_parts: Callable[[], list[Part]],
+) -> list[Section]:
+    """The user message's sections trimmed to the policy's token budget.
+
+    With recall the prompt aims to leave ``RECALL_RESERVE`` tokens free for the turn's searches;
+    once nothing is left to trim it may use that room too (the turn then offers no recall). Only a
+    prompt still over the whole budget loses facts: the oldest compressed days go to recall, until
+    the reserve is free again (a policy without recall never loses one: it is logged over budget).
+    """
+    budget = policy.token_budget or 0
+    target = budget - (RECALL_RESERVE if policy.recall else 0)
+    size = head_tokens + sum(x.tokens for x in body)
+    recalling = False
+    while size > target:
+        if hot.trim_once(s, has_recent):
+            pass
+        elif (recalling or size > budget) and hot.recall_oldest_day():
+            recalling = True
+        else:
+            if size > budget:
+                hot.notes.append(f"over budget by {size - budget} tokens with nothing left to trim")
+            break
+        body = _counted(user_parts())
+        size = head_tokens + sum(x.tokens for x in body)
+    return body
 
 
 def build_context(
@@ -248,17 +326,23 @@ def build_context(
         len(memory.recent_reasoning),
         belief_steps=steps,
         searchable=policy.recall,
+        seat_numbers=seat_numbers_readable(record.seats),
+        repeated_history=repeats_history(s),
+        repeated_nights=sections.has_night_runs(s, memory.facts.kill_history),
     )
 
     state: Part = ("state", sections.state(s), False)
-    role_parts: list[Part] = []
-    if s.role is Role.MAFIA:
-        role_parts.append(("mafia_info", sections.mafia_info(s, memory.facts.kill_history), False))
-    if s.role is Role.DETECTIVE:
-        role_parts.append(("investigations", sections.investigations(s), False))
+    kills = memory.facts.kill_history
+
+    def role_parts() -> list[Part]:
+        if s.role is Role.MAFIA:
+            return [("mafia_info", sections.mafia_info(s, kills, hot.night_runs), False)]
+        if s.role is Role.DETECTIVE:
+            return [("investigations", sections.investigations(s, hot.night_runs), False)]
+        return []
+
     recent_text = sections.recent(s) if policy.recent_events else ""
     defense_text = sections.defense(s) if action in (ActionKind.DEFENSE, ActionKind.REVOTE) else ""
-    task_part: Part = ("task", task(s), False)
 
     def user_parts() -> list[Part]:
         body = transcript_body(
@@ -269,28 +353,22 @@ def build_context(
             bare_trimmed=hot.bare_trimmed,
             ledger=policy.claims_ledger,
             summary=summary,
+            by_seat=hot.by_seat,
+            recalled=hot.recalled,
         )
-        parts: list[Part] = [("transcript", sections.transcript(body), False), state, identity, *role_parts]
+        parts: list[Part] = [("transcript", sections.transcript(body), False), state, identity, *role_parts()]
         if recent_text and not hot.recent_dropped:
             parts.append(("recent_events", recent_text, False))
         if defense_text:
             parts.append(("defense", defense_text, False))
         parts.append(("memory", sections.memory(hot.memory(memory)), False))
-        return [*parts, task_part]
+        return [*parts, ("task", task(s, hot.history_elsewhere), False)]
 
     head = _counted(system)
     body = _counted(user_parts())
     head_tokens = sum(x.tokens for x in head)
     if policy.token_budget is not None:
-        # With recall, the turn's searches must fit under the budget too: the prompt leaves room.
-        budget = policy.token_budget - (RECALL_RESERVE if policy.recall else 0)
-        while head_tokens + sum(x.tokens for x in body) > budget:
-            if not hot.trim_once(s, bool(recent_text)):
-                over = head_tokens + sum(x.tokens for x in body) - budget
-                hot.notes.append(f"over budget by {over} tokens with nothing left to trim")
-                break
-            body = _counted(user_parts())
-
+        body = _fitted(policy, s, hot, head_tokens, body, bool(recent_text), user_parts)
     all_sections = (*head, *body)
     return RenderedPrompt(
         player=player,

@@ -56,7 +56,7 @@ def identity_text(me: str, role: Role, persona: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def rules_text(seats: tuple[str, ...], composition_text: str, round_cap: int) -> str:
+def rules_text(seats: tuple[str, str], composition_text: str, round_cap: int) -> str:
     """The rules summary for this table (stable for the whole game)."""
     return render(
         "sections/rules",
@@ -104,8 +104,35 @@ def state(s: Situation) -> str:
     )
 
 
-def mafia_info(s: Situation, kills: Sequence[KillRecord]) -> str:
-    """Partners and their status, the team's kills, and tonight's coordination so far."""
+def night_runs(nights: Sequence[tuple[int, tuple[str, str]]]) -> list[tuple[int, int, tuple[str, str]]]:
+    """(first, last, what) for each run of consecutive nights with the same outcome: how a long
+    game's repeated night lists shrink under a token budget, no night lost."""
+    runs: list[tuple[int, int, tuple[str, str]]] = []
+    for night, what in nights:
+        if runs and runs[-1][1] == night - 1 and runs[-1][2] == what:
+            runs[-1] = (runs[-1][0], night, what)
+        else:
+            runs.append((night, night, what))
+    return runs
+
+
+def has_night_runs(s: Situation, kills: Sequence[KillRecord]) -> bool:
+    """Whether the player's night lists (team kills, investigation results) hold a run that
+    ``night_runs`` would write as one entry."""
+    return any(len(night_runs(x)) < len(x) for x in (_kill_nights(kills), _result_nights(s)))
+
+
+def _kill_nights(kills: Sequence[KillRecord]) -> list[tuple[int, tuple[str, str]]]:
+    return [(k.round, (k.target, k.outcome)) for k in kills]
+
+
+def _result_nights(s: Situation) -> list[tuple[int, tuple[str, str]]]:
+    return [(i.round, (i.target, i.result)) for i in s.record.my_investigations]
+
+
+def mafia_info(s: Situation, kills: Sequence[KillRecord], runs: bool = False) -> str:
+    """Partners and their status, the team's kills (``runs``: a run of nights with the same
+    outcome as one entry), and tonight's coordination so far."""
     living = set(s.living)
     partners = [p for p in s.mafia if p != s.me]
     if not partners:
@@ -114,7 +141,9 @@ def mafia_info(s: Situation, kills: Sequence[KillRecord]) -> str:
         note = "All your partners are dead: you now act alone."
     else:
         note = ""
-    kill_lines = [anchors.format_kill(k.round, k.target, k.outcome) for k in kills]
+    nights = _kill_nights(kills)
+    grouped = night_runs(nights) if runs else [(n, n, what) for n, what in nights]
+    kill_lines = [anchors.format_kill(first, t, outcome, last) for first, last, (t, outcome) in grouped]
     tonight: list[str] = []
     if s.action is ActionKind.NIGHT_ZERO and s.night_zero_notes:
         tonight.append("Strategies shared so far tonight:")
@@ -134,9 +163,12 @@ def mafia_info(s: Situation, kills: Sequence[KillRecord]) -> str:
     )
 
 
-def investigations(s: Situation) -> str:
-    """The Detective's results, one anchored line per night (or a note that there are none)."""
-    lines = [anchors.format_result(i.round, i.target, i.result) for i in s.record.my_investigations]
+def investigations(s: Situation, runs: bool = False) -> str:
+    """The Detective's results, one anchored line per night (``runs``: per run of nights with the
+    same result), or a note that there are none."""
+    nights = _result_nights(s)
+    grouped = night_runs(nights) if runs else [(n, n, what) for n, what in nights]
+    lines = [anchors.format_result(first, t, result, last) for first, last, (t, result) in grouped]
     return render(
         "sections/investigations",
         header=anchors.INVESTIGATIONS,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mafia.context.compression import PENDING, line_claims
+from mafia.context.compression import PENDING, line_claims, outcome_tied, result_line
 from mafia.context.extraction import extract
 from mafia.context.safety import quote_text
 from mafia.context.transcript import RoundEntry
@@ -107,8 +107,31 @@ def compressed_round(summary: CompressedRoundSummary) -> list[str]:
     return [f"{anchors.format_day_header(k)} {'; '.join(parts)}."]
 
 
+def seat_round(tr: DayRoundTranscript, seats: Sequence[str]) -> list[str]:
+    """One older round as its bare facts, voters by seat number (under ``anchors.format_seat_legend``): the
+    night's death, each vote's outcome and who voted for whom; a quiet day reads "Day 4: no
+    elimination." The nominations and claims of ``compressed_round`` are left to recall and the
+    claims ledger."""
+    k = tr.round_number
+    parts = [f"Night {k - 1} killed {tr.night_kill}"] if tr.night_kill is not None else []
+    parts.append(result_line(tr.vote_outcome, tr.votes, seats, by_seat=True))
+    if outcome_tied(tr.vote_outcome):
+        parts.append("revote: " + result_line(tr.revote_outcome or PENDING, tr.revote, seats, by_seat=True))
+    return [f"{anchors.format_day_header(k)} {'; '.join(parts)}."]
+
+
+def recalled_days_line(first: int, last: int) -> str:
+    """Stands for the oldest days once a token budget left no room for them in the prompt."""
+    days = f"Day {first}" if first == last else f"Days {first}-{last}"
+    return f"{days}: left out for length; their facts are in your record, found by recall."
+
+
 def _compressed_lines(entry: RoundEntry) -> list[str]:
     return compressed_round(entry.summary())
+
+
+def _seat_lines(entry: RoundEntry) -> list[str]:
+    return seat_round(entry.transcript, entry.seats)
 
 
 def _verbatim_lines(entry: RoundEntry) -> list[str]:
@@ -151,9 +174,14 @@ def transcript_body(
     bare_trimmed: bool = False,
     ledger: bool = True,
     summary: ColdSummary | None = None,
+    by_seat: bool = False,
+    recalled: int = 0,
 ) -> str:
     """The transcript: the summary of the oldest days (policies with summaries), compressed days,
-    then recent days in full, then the claims ledger."""
+    then recent days in full, then the claims ledger.
+
+    Under a tight token budget the compressed days may be written ``by_seat`` (``seat_round``),
+    and the ``recalled`` oldest of them left out for a line saying where they are."""
     if not compressed and not verbatim:
         return NO_ROUNDS
     blocks: list[str] = []
@@ -161,8 +189,15 @@ def transcript_body(
         blocks.append("\n".join([summary_label(summary.through), *summary_lines(summary.text)]))
     if compressed:
         lines = [COMPRESSED_LABEL]
-        for entry in compressed:
-            lines.extend(entry.lines("compressed", _compressed_lines))
+        if by_seat:
+            lines.append(anchors.format_seat_legend(compressed[0].seats))
+        if recalled:
+            lines.append(recalled_days_line(compressed[0].number, compressed[recalled - 1].number))
+        for entry in compressed[recalled:]:
+            if by_seat:
+                lines.extend(entry.lines("by_seat", _seat_lines))
+            else:
+                lines.extend(entry.lines("compressed", _compressed_lines))
         blocks.append("\n".join(lines))
     if verbatim:
         lines = [VERBATIM_LABEL]

@@ -35,7 +35,9 @@ TASK_LINE = re.compile(r"^\[YOUR TASK: (?P<action>[A-Z_0-9]+)\]$", re.M)
 TARGETS_LINE = re.compile(r"^Valid targets: (?P<targets>.*)$", re.M)
 LIVING_LINE = re.compile(r"^Living: (?P<names>.*)$", re.M)
 PARTNERS_LINE = re.compile(r"^Your Mafia partners: (?P<partners>.*)$", re.M)
-RESULT_LINE = re.compile(r"^- Night (?P<night>\d+): (?P<target>.+?) is (?P<result>Mafia|Not Mafia)$", re.M)
+# "Night 3" or, for a run of nights with the same outcome under a token budget, "Nights 3-9".
+_NIGHTS = r"Nights? (?P<night>\d+)(?:-(?P<last>\d+))?"
+RESULT_LINE = re.compile(rf"^- {_NIGHTS}: (?P<target>.+?) is (?P<result>Mafia|Not Mafia)$", re.M)
 # The tail a speech, defense or last words carry when the speaker stated a role claim with them.
 CLAIM_TAIL = r"(?: \(claims (?:Mafia|Detective|Doctor|Town)\))?"
 SPEECH_LINE = re.compile(
@@ -68,8 +70,19 @@ def format_partners(partners: Sequence[tuple[str, bool]]) -> str:
     )
 
 
-def format_result(night: int, target: str, result: str) -> str:
-    return f"- Night {night}: {target} is {result}"
+def format_nights(first: int, last: int | None = None) -> str:
+    """ "Night 3", or "Nights 3-9" for a run of nights."""
+    return f"Night {first}" if last is None or last == first else f"Nights {first}-{last}"
+
+
+def nights_of(m: re.Match[str]) -> range:
+    """The nights a matched result or kill entry stands for (one, or a run)."""
+    first = int(m["night"])
+    return range(first, int(m["last"] or first) + 1)
+
+
+def format_result(night: int, target: str, result: str, last: int | None = None) -> str:
+    return f"- {format_nights(night, last)}: {target} is {result}"
 
 
 def claim_tail(claim: str | None) -> str:
@@ -160,7 +173,7 @@ PROTECTIONS_LINE = re.compile(r"^Your protections: (?P<entries>.*)$", re.M)
 NIGHT_ENTRY = re.compile(r"(?:^|, )(?P<name>[^,]+?) \(night (?P<night>\d+)\)")
 # The Mafia's kills in Mafia info: "Team kills: Night 1: Player 7 (killed); Night 2: skip (skipped)".
 KILLS_LINE = re.compile(r"^Team kills: (?P<entries>.*)$", re.M)
-KILL_ENTRY = re.compile(r"Night (?P<night>\d+): (?P<target>[^;]+?) \((?P<outcome>killed|survived|skipped)\)")
+KILL_ENTRY = re.compile(rf"{_NIGHTS}: (?P<target>[^;]+?) \((?P<outcome>killed|survived|skipped)\)")
 
 
 def format_suspicions(levels: Sequence[tuple[str, int]]) -> str:
@@ -172,9 +185,9 @@ def format_protections(entries: Sequence[tuple[int, str]]) -> str:
     return "Your protections: " + ", ".join(f"{target} (night {night})" for night, target in entries)
 
 
-def format_kill(night: int, target: str, outcome: str) -> str:
+def format_kill(night: int, target: str, outcome: str, last: int | None = None) -> str:
     """One entry of the Mafia's kills line, e.g. "Night 2: Player 3 (survived)"."""
-    return f"Night {night}: {target} ({outcome})"
+    return f"{format_nights(night, last)}: {target} ({outcome})"
 
 
 def format_round(phase: str, number: int) -> str:
@@ -200,6 +213,26 @@ def format_tied(names: Sequence[str]) -> str:
 def format_ballots(label: str, ballots: Sequence[tuple[str, str]]) -> str:
     """Every ballot of a vote, e.g. "Votes: Player 1 -> Player 5, Player 2 -> skip"."""
     return f"{label}: " + ", ".join(f"{voter} -> {target}" for voter, target in ballots)
+
+
+# Over old days written with ballots by seat number ("3,4>6": seats 3 and 4 voted for seat 6).
+SEAT_LEGEND_LINE = re.compile(r"^Ballots by seat number", re.M)
+SEAT_BALLOTS = re.compile(r"(?:^|[(;]\s*)(?P<voters>\d+(?:,\d+)*)>(?P<target>\d+)(?=\s*[;)])")
+
+
+def format_seat_legend(seats: Sequence[str]) -> str:
+    """The legend of ballots by seat number: how one reads, which name each number stands for
+    (one example where every name is "Player <seat>"), and that voters not listed skipped."""
+    if all(name == f"Player {i}" for i, name in enumerate(seats, 1)):
+        key = "seat 3 is Player 3"
+    else:
+        key = ", ".join(f"{i} {name}" for i, name in enumerate(seats, 1))
+    return f"Ballots by seat number ({key}): 4,6>2 is seats 4 and 6 voting for seat 2; others skipped."
+
+
+def seat_names(seats: Sequence[str]) -> dict[str, str]:
+    """The name each seat number of ``format_seat_legend`` stands for."""
+    return {str(i): name for i, name in enumerate(seats, 1)}
 
 
 def parse_ballots(field: str) -> list[tuple[str, str]]:
