@@ -293,6 +293,31 @@ CASES: list[tuple[str, list[str], dict[str, str] | None, str]] = [
         r"--policy: no context policy 'nope'; use one of full-history, seed-window",
     ),
     ("arena-no-games", ["arena", "--games", "0"], None, r"--games: must be 1 or more, got 0"),
+    (
+        "summariser-no-such-seat",
+        ["play", "--summariser", "seat:9"],
+        None,
+        r"--summariser: 'seat:9' names no seat",
+    ),
+    (
+        "summariser-bad-spec",
+        ["play", "--summariser", "gpt"],
+        None,
+        r"--summariser: 'gpt' is no model spec; use a model spec",
+    ),
+    ("summariser-person", ["play", "--summariser", "human"], None, r"--summariser: a person cannot write"),
+    (
+        "summariser-in-game-file",
+        ["play", "--config", "game.toml"],
+        _file('summariser = "seat:x"\n'),
+        r"game.toml: summariser: 'seat:x' names no seat \(1-7\); use .*seat:N.* or default",
+    ),
+    (
+        "arena-summariser-seat",
+        ["arena", "--summariser", "seat:0"],
+        None,
+        r"--summariser: 'seat:0' names no seat",
+    ),
     ("arena-no-concurrency", ["arena", "--concurrency", "0"], None, r"--concurrency: must be 1 or more"),
     ("arena-bad-house-seed", ["arena", "--model", "house:x"], None, r"house seed must be an integer"),
     (
