@@ -42,7 +42,8 @@ KINDS = {
     "speech of": "trim_speech",
     "earlier days by seat number": "days_by_seat",
     "task's history": "history_once",
-    "night lists by runs": "night_runs",
+    "speaking order by seat": "order_by_seat",
+    "night lists grouped": "nights_grouped",
     "over budget": "over_budget",
 }
 # The layered games: (label, seats, seeds, round cap); the house at 16 seats plays long games.

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import BaseMessage, ToolMessage
+from langchain_core.outputs import ChatResult
 from pydantic import Field
 
 from fact_presence import capture_prompts
-from fakes import Ask, ScriptedModel
+from fakes import Ask, ScriptedModel, tool_call_result
 from mafia.context import ContextPolicy
 from mafia.context.beliefs import COLD_TURNS
 from mafia.context.memory import ARCHIVED_NOTE
@@ -56,8 +56,7 @@ class Searcher(ScriptedModel):
             self.seen.append((list(messages), offered))
         done = sum(isinstance(m, ToolMessage) for m in messages)
         if offered and done < self.searches:
-            call = {"name": "recall", "args": {"query": self.query}, "id": f"r{done}", "type": "tool_call"}
-            return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
+            return tool_call_result("recall", {"query": self.query}, f"r{done}")
         return super()._generate(messages, stop, run_manager, **kwargs)
 
 
@@ -280,7 +279,7 @@ def test_layered_keeps_every_call_within_its_token_budget() -> None:
     long = budget_sizes({"seed": 4, "players": 16, "round_cap": 12}, ScriptedModel(script=stalemate))
     assert max(size for size, _ in long) <= 1500
     notes = [note for _, r in long for note in r["trimmed"]]
-    assert "earlier days by seat number" in notes and "day 1 left to recall" in notes
+    assert "earlier days by seat number" in notes and "ballots of day 1 left to recall" in notes
     assert not any("over budget" in note for note in notes)
 
 

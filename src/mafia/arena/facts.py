@@ -74,7 +74,7 @@ def _ballots_in(block: Sequence[str], revote: bool, by_seat: Mapping[str, str]) 
             pairs |= {(v, g["target"].strip()) for v in anchors.split_names(g["voters"])}
         for g in anchors.SEAT_BALLOTS.finditer(part) if by_seat else ():
             target = by_seat.get(g["target"], "")
-            pairs |= {(by_seat.get(v, ""), target) for v in g["voters"].split(",")}
+            pairs |= {(by_seat.get(str(v), ""), target) for v in anchors.parse_numbers(g["voters"])}
     return pairs
 
 

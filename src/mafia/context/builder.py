@@ -112,6 +112,15 @@ class RenderedPrompt:
 
 Part = tuple[str, str, bool]  # (section name, text, stable)
 
+# The ways a token budget writes facts shorter, none lost, in the order it takes them (each is
+# also the trim note): old days' ballots by seat number, today's speaking order as the seat order
+# it is, a night task's history left to the list the prompt holds, the nights of one kill or
+# investigation result as one entry.
+DAYS_BY_SEAT = "earlier days by seat number"
+ORDER_BY_SEAT = "speaking order by seat"
+HISTORY_ONCE = "task's history left to its list"
+NIGHTS_GROUPED = "night lists grouped by outcome"
+
 
 def _counted(parts: Sequence[Part]) -> list[Section]:
     """Sections of one message; each counts its separator, so the counts add up to the message."""
@@ -130,11 +139,11 @@ class _Hot:
     reasonings leave the memory, then the recent-events digest (a repeat of the transcript) goes,
     then the current day's speeches shrink to their facts (never for a ballot, which must see the
     whole day). Then the facts themselves are written shorter, none lost: the compressed days with
-    voters by seat number, a night task's list of past protections or results left to the list
-    the prompt already holds, runs of nights with the same kill or result as one entry; with
-    recall, a day that is over (at night) is compressed too. Frozen sections, cold summaries and
-    engine facts are never dropped, except by ``recall_oldest_day`` (a policy with recall, as a
-    last resort).
+    ballots by seat number, today's speaking order as the seat order it is, a night task's list of
+    past protections or results left to the list the prompt already holds, the nights of one kill
+    or result as one entry; with recall, a day that is over (at night) is compressed too. Frozen
+    sections, cold summaries and engine facts are never dropped, except by ``recall_oldest_facts``
+    (a policy with recall, as a last resort).
     """
 
     compressed: list[RoundEntry]
@@ -145,17 +154,20 @@ class _Hot:
     searchable: bool = False
     """Whether the player can recall trimmed words (then a ballot's day may shrink to facts too)."""
     seat_numbers: bool = False
-    """Whether the compressed days may be written with voters by seat number."""
+    """Whether the compressed days may be written with ballots by seat number."""
+    order_by_seat: bool = False
+    """Whether today's speaking order can be said as the seat order from its first speaker."""
     repeated_history: bool = False
     """Whether the task repeats a history the prompt lists elsewhere."""
     repeated_nights: bool = False
-    """Whether the player's night lists hold runs of nights with the same outcome."""
-    night_runs: bool = False
+    """Whether the player's night lists repeat an outcome (a kill, a result) on several nights."""
+    shortened: set[str] = field(default_factory=set)
+    """The shorter writings of facts (``DAYS_BY_SEAT``...) taken so far."""
     trimmed_speeches: int = 0
-    by_seat: bool = False
-    history_elsewhere: bool = False
+    unballoted: int = 0
+    """The oldest compressed days shown without their ballots, which recall finds."""
     recalled: int = 0
-    """The oldest compressed days left out of the prompt, reachable by recall."""
+    """The oldest compressed days left out of the prompt, which recall finds."""
     beliefs_squeezed: int = 0
     plans_dropped: bool = False
     bare_trimmed: bool = False
@@ -201,18 +213,11 @@ class _Hot:
             self.bare_trimmed = True
             self.notes.append("accusations and claims of trimmed speeches")
             return True
-        if self.seat_numbers and self.compressed and not self.by_seat:
-            self.by_seat = True
-            self.notes.append("earlier days by seat number")
-            return True
-        if self.repeated_history and not self.history_elsewhere:
-            self.history_elsewhere = True
-            self.notes.append("task's history left to its list")
-            return True
-        if self.repeated_nights and not self.night_runs:
-            self.night_runs = True
-            self.notes.append("night lists by runs of nights")
-            return True
+        for shorter, applies in self._shorter().items():
+            if applies and shorter not in self.shortened:
+                self.shortened.add(shorter)
+                self.notes.append(shorter)
+                return True
         # At night the day is over: with recall its words are one search away, like older days'.
         if self.searchable and len(self.verbatim) == 1 and self.verbatim[0].closed:
             closed = self.verbatim.pop()
@@ -221,13 +226,27 @@ class _Hot:
             return True
         return False
 
-    def recall_oldest_day(self) -> bool:
-        """Leave the oldest compressed day still shown out of the prompt (its facts stay in the
-        player's record, one search away): only with recall, once nothing else can be trimmed."""
+    def _shorter(self) -> dict[str, bool]:
+        """Each way of writing facts shorter, in the order taken, and whether it applies."""
+        return {
+            DAYS_BY_SEAT: self.seat_numbers and bool(self.compressed),
+            ORDER_BY_SEAT: self.order_by_seat,
+            HISTORY_ONCE: self.repeated_history,
+            NIGHTS_GROUPED: self.repeated_nights,
+        }
+
+    def recall_oldest_facts(self) -> bool:
+        """Leave the oldest compressed day's ballots out of the prompt, or once no day shows any,
+        the oldest day itself (its facts stay in the player's record, one search away): only with
+        recall, once nothing else can be trimmed."""
         if not self.searchable or self.recalled >= len(self.compressed):
             return False
-        self.notes.append(f"day {self.compressed[self.recalled].number} left to recall")
-        self.recalled += 1
+        if self.unballoted < len(self.compressed):
+            self.notes.append(f"ballots of day {self.compressed[self.unballoted].number} left to recall")
+            self.unballoted += 1
+        else:
+            self.notes.append(f"day {self.compressed[self.recalled].number} left to recall")
+            self.recalled += 1
         return True
 
     def memory(self, memory: PlayerMemory) -> PlayerMemory:
@@ -261,19 +280,16 @@ def _fitted(
 
     With recall the prompt aims to leave ``RECALL_RESERVE`` tokens free for the turn's searches;
     once nothing is left to trim it may use that room too (the turn then offers no recall). Only a
-    prompt still over the whole budget loses facts: the oldest compressed days go to recall, until
-    the reserve is free again (a policy without recall never loses one: it is logged over budget).
+    prompt still over the whole budget loses facts: the oldest compressed days' ballots, then the
+    days, go to the player's record, until it fits (a policy without recall never loses one: it is
+    logged over budget).
     """
     budget = policy.token_budget or 0
     target = budget - (RECALL_RESERVE if policy.recall else 0)
     size = head_tokens + sum(x.tokens for x in body)
-    recalling = False
     while size > target:
-        if hot.trim_once(s, has_recent):
-            pass
-        elif (recalling or size > budget) and hot.recall_oldest_day():
-            recalling = True
-        else:
+        # Facts leave the prompt only while it is over the whole budget, never for recall's room.
+        if not (hot.trim_once(s, has_recent) or (size > budget and hot.recall_oldest_facts())):
             if size > budget:
                 hot.notes.append(f"over budget by {size - budget} tokens with nothing left to trim")
             break
@@ -328,17 +344,17 @@ def build_context(
         searchable=policy.recall,
         seat_numbers=seat_numbers_readable(record.seats),
         repeated_history=repeats_history(s),
-        repeated_nights=sections.has_night_runs(s, memory.facts.kill_history),
+        order_by_seat=s.action in sections.SPEECH_STEPS and sections.seat_order_from(s) is not None,
+        repeated_nights=sections.has_repeated_outcomes(s, memory.facts.kill_history),
     )
 
-    state: Part = ("state", sections.state(s), False)
     kills = memory.facts.kill_history
 
     def role_parts() -> list[Part]:
         if s.role is Role.MAFIA:
-            return [("mafia_info", sections.mafia_info(s, kills, hot.night_runs), False)]
+            return [("mafia_info", sections.mafia_info(s, kills, NIGHTS_GROUPED in hot.shortened), False)]
         if s.role is Role.DETECTIVE:
-            return [("investigations", sections.investigations(s, hot.night_runs), False)]
+            return [("investigations", sections.investigations(s, NIGHTS_GROUPED in hot.shortened), False)]
         return []
 
     recent_text = sections.recent(s) if policy.recent_events else ""
@@ -353,16 +369,18 @@ def build_context(
             bare_trimmed=hot.bare_trimmed,
             ledger=policy.claims_ledger,
             summary=summary,
-            by_seat=hot.by_seat,
+            by_seat=DAYS_BY_SEAT in hot.shortened,
+            unballoted=hot.unballoted,
             recalled=hot.recalled,
         )
+        state: Part = ("state", sections.state(s, ORDER_BY_SEAT in hot.shortened), False)
         parts: list[Part] = [("transcript", sections.transcript(body), False), state, identity, *role_parts()]
         if recent_text and not hot.recent_dropped:
             parts.append(("recent_events", recent_text, False))
         if defense_text:
             parts.append(("defense", defense_text, False))
         parts.append(("memory", sections.memory(hot.memory(memory)), False))
-        return [*parts, ("task", task(s, hot.history_elsewhere), False)]
+        return [*parts, ("task", task(s, HISTORY_ONCE in hot.shortened), False)]
 
     head = _counted(system)
     body = _counted(user_parts())

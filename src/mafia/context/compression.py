@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mafia.context.extraction import extract
+from mafia.prompts import anchors
 from mafia.rules import SKIP
 from mafia.schemas import (
     BallotLine,
@@ -69,7 +70,7 @@ def group_ballots(ballots: Sequence[BallotLine], seats: Sequence[str], by_seat: 
 
     Targets with the most votes come first (then by seat), voters by seat; skips are not listed by
     name (the voters are the players alive that day), so an all-skip vote costs two words.
-    ``by_seat`` writes players as seat numbers ("1,2>5") and leaves skips unsaid: the
+    ``by_seat`` writes players as seat numbers ("1-3,7>5") and leaves skips unsaid: the
     form a token budget condenses old days to, under a legend saying so
     (``anchors.format_seat_legend``).
     """
@@ -87,7 +88,8 @@ def group_ballots(ballots: Sequence[BallotLine], seats: Sequence[str], by_seat: 
     for target in chosen:
         ranked = sorted(voters[target], key=lambda v: (order.get(v, len(order)), v))
         if by_seat:
-            groups.append(",".join(str(order[v] + 1) for v in ranked) + f">{order[target] + 1}")
+            seats_of = [order[v] + 1 for v in ranked]
+            groups.append(f"{anchors.format_numbers(seats_of, ',')}>{order[target] + 1}")
         else:
             groups.append(f"{', '.join(ranked)} voted {target}")
     if SKIP in voters and not by_seat:

@@ -107,23 +107,37 @@ def compressed_round(summary: CompressedRoundSummary) -> list[str]:
     return [f"{anchors.format_day_header(k)} {'; '.join(parts)}."]
 
 
-def seat_round(tr: DayRoundTranscript, seats: Sequence[str]) -> list[str]:
-    """One older round as its bare facts, voters by seat number (under ``anchors.format_seat_legend``): the
-    night's death, each vote's outcome and who voted for whom; a quiet day reads "Day 4: no
-    elimination." The nominations and claims of ``compressed_round`` are left to recall and the
-    claims ledger."""
+def seat_round(tr: DayRoundTranscript, seats: Sequence[str], ballots: bool = True) -> list[str]:
+    """One older round as its bare facts, ballots by seat number (under
+    ``anchors.format_seat_legend``): the night's death, each vote's outcome and who voted for whom
+    (not with ``ballots`` False); a quiet day reads "Day 4: no elimination." The nominations and
+    claims of ``compressed_round`` are left to recall and the claims ledger."""
     k = tr.round_number
     parts = [f"Night {k - 1} killed {tr.night_kill}"] if tr.night_kill is not None else []
-    parts.append(result_line(tr.vote_outcome, tr.votes, seats, by_seat=True))
+    votes, revote = (tr.votes, tr.revote) if ballots else ([], [])
+    parts.append(result_line(tr.vote_outcome, votes, seats, by_seat=True))
     if outcome_tied(tr.vote_outcome):
-        parts.append("revote: " + result_line(tr.revote_outcome or PENDING, tr.revote, seats, by_seat=True))
+        parts.append("revote: " + result_line(tr.revote_outcome or PENDING, revote, seats, by_seat=True))
     return [f"{anchors.format_day_header(k)} {'; '.join(parts)}."]
 
 
-def recalled_days_line(first: int, last: int) -> str:
-    """Stands for the oldest days once a token budget left no room for them in the prompt."""
-    days = f"Day {first}" if first == last else f"Days {first}-{last}"
-    return f"{days}: left out for length; their facts are in your record, found by recall."
+def _span(entries: Sequence[RoundEntry]) -> str:
+    first, last = entries[0].number, entries[-1].number
+    return f"Day {first}" if first == last else f"Days {first}-{last}"
+
+
+def recalled_lines(compressed: Sequence[RoundEntry], unballoted: int, recalled: int) -> list[str]:
+    """What stands for the oldest days' facts once a token budget had no room for them: their
+    ballots (``unballoted`` days), then the days themselves (``recalled``) are in the record."""
+    lines = []
+    if recalled:
+        lines.append(
+            f"{_span(compressed[:recalled])}: left out for length; recall finds them in your record."
+        )
+    if unballoted > recalled:
+        gone = compressed[recalled:unballoted]
+        lines.append(f"{_span(gone)}: ballots left out for length; recall finds them in your record.")
+    return lines
 
 
 def _compressed_lines(entry: RoundEntry) -> list[str]:
@@ -132,6 +146,10 @@ def _compressed_lines(entry: RoundEntry) -> list[str]:
 
 def _seat_lines(entry: RoundEntry) -> list[str]:
     return seat_round(entry.transcript, entry.seats)
+
+
+def _unballoted_lines(entry: RoundEntry) -> list[str]:
+    return seat_round(entry.transcript, entry.seats, ballots=False)
 
 
 def _verbatim_lines(entry: RoundEntry) -> list[str]:
@@ -175,13 +193,15 @@ def transcript_body(
     ledger: bool = True,
     summary: ColdSummary | None = None,
     by_seat: bool = False,
+    unballoted: int = 0,
     recalled: int = 0,
 ) -> str:
     """The transcript: the summary of the oldest days (policies with summaries), compressed days,
     then recent days in full, then the claims ledger.
 
     Under a tight token budget the compressed days may be written ``by_seat`` (``seat_round``),
-    and the ``recalled`` oldest of them left out for a line saying where they are."""
+    the ``unballoted`` oldest of them without their ballots and the ``recalled`` oldest left out,
+    for lines saying where they are."""
     if not compressed and not verbatim:
         return NO_ROUNDS
     blocks: list[str] = []
@@ -191,10 +211,11 @@ def transcript_body(
         lines = [COMPRESSED_LABEL]
         if by_seat:
             lines.append(anchors.format_seat_legend(compressed[0].seats))
-        if recalled:
-            lines.append(recalled_days_line(compressed[0].number, compressed[recalled - 1].number))
-        for entry in compressed[recalled:]:
-            if by_seat:
+        lines.extend(recalled_lines(compressed, unballoted, recalled))
+        for i, entry in enumerate(compressed[recalled:], recalled):
+            if i < unballoted:
+                lines.extend(entry.lines("unballoted", _unballoted_lines))
+            elif by_seat:
                 lines.extend(entry.lines("by_seat", _seat_lines))
             else:
                 lines.extend(entry.lines("compressed", _compressed_lines))
