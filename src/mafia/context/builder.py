@@ -285,7 +285,7 @@ def _fitted(
     logged over budget).
     """
     budget = policy.token_budget or 0
-    target = budget - (RECALL_RESERVE if policy.recall else 0)
+    target = budget - (RECALL_RESERVE if policy.searches else 0)
     size = head_tokens + sum(x.tokens for x in body)
     while size > target:
         # Facts leave the prompt only while it is over the whole budget, never for recall's room.
@@ -341,7 +341,7 @@ def build_context(
         list(verbatim),
         len(memory.recent_reasoning),
         belief_steps=steps,
-        searchable=policy.recall,
+        searchable=policy.searches,
         seat_numbers=seat_numbers_readable(record.seats),
         repeated_history=repeats_history(s),
         order_by_seat=s.action in sections.SPEECH_STEPS and sections.seat_order_from(s) is not None,

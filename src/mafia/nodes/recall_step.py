@@ -61,7 +61,7 @@ def recall_offered(state: PlayerTurnState, model: BaseChatModel, policy: Context
     the prompt left the token budget's room for searches (a prompt that needed it has none)."""
     budget = policy.token_budget
     room = budget is None or state["prompt"]["total_tokens"] <= budget - RECALL_RESERVE
-    return policy.recall and room and state.get("recalls", 0) <= MAX_RECALLS and can_call_tools(model)
+    return policy.searches and room and state.get("recalls", 0) <= MAX_RECALLS and can_call_tools(model)
 
 
 def ask_with_recall(
@@ -119,8 +119,9 @@ def recall_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[s
     else:
         player = req["player"]
         record = read_view(player_view(parsed_log(state["game_id"], state["events"]), player), player)
-        hits = [d.line for d in search(documents(record), call["query"])]
-        budget = game_context(runtime).policy.token_budget
+        policy = game_context(runtime).policy
+        hits = [d.line for d in search(documents(record), call["query"], ranking=policy.recall)]
+        budget = policy.token_budget
         used = context_tokens(state["messages"])
         content = _fitted(hits, None if budget is None else budget - used)
     attempts = list(state["attempts"])
