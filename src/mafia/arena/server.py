@@ -99,6 +99,9 @@ class ServerGames:
             if_exists="do_nothing",
             metadata={"arena": self.arena_uid, "game": slot.thread_id},
         )
+        # A run left by a stopped arena may still be writing checkpoints: the state is read once
+        # it is over, or the game would be judged unstarted (and set up again) or half-done.
+        self._settle(thread_id)
         saved = client.threads.get_state(thread_id)
         resumed = bool(saved["values"])
         if not resumed:
@@ -154,7 +157,6 @@ class ServerGames:
             with self._lock:
                 self._runs[thread_id] = str(meta["run_id"])
 
-        self._settle(thread_id)
         parts = self.client.runs.stream(
             thread_id,
             GRAPH_ID,
