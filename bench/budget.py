@@ -43,6 +43,8 @@ KINDS = {
     "earlier days by seat number": "days_by_seat",
     "task's history": "history_once",
     "speaking order by seat": "order_by_seat",
+    "trimmed speeches by seat": "speeches_by_seat",
+    "suspicions at 0": "quiet_suspicions",
     "night lists grouped": "nights_grouped",
     "over budget": "over_budget",
 }

@@ -113,13 +113,16 @@ class RenderedPrompt:
 Part = tuple[str, str, bool]  # (section name, text, stable)
 
 # The ways a token budget writes facts shorter, none lost, in the order it takes them (each is
-# also the trim note): old days' ballots by seat number, today's speaking order as the seat order
-# it is, a night task's history left to the list the prompt holds, the nights of one kill or
-# investigation result as one entry.
+# also the trim note): old days' ballots by seat number, today's trimmed speeches' nominations
+# by seat number, today's speaking order as the seat order it is, a night task's history left to
+# the list the prompt holds, the nights of one kill or investigation result as one entry, and
+# (a belief, not a fact) suspicions at level 0 archived for recall.
 DAYS_BY_SEAT = "earlier days by seat number"
+SPEECHES_BY_SEAT = "trimmed speeches by seat number"
 ORDER_BY_SEAT = "speaking order by seat"
 HISTORY_ONCE = "task's history left to its list"
 NIGHTS_GROUPED = "night lists grouped by outcome"
+QUIET_SUSPICIONS = "suspicions at 0 archived"
 
 
 def _counted(parts: Sequence[Part]) -> list[Section]:
@@ -161,6 +164,8 @@ class _Hot:
     """Whether the task repeats a history the prompt lists elsewhere."""
     repeated_nights: bool = False
     """Whether the player's night lists repeat an outcome (a kill, a result) on several nights."""
+    quiet_suspicions: bool = False
+    """Whether beliefs are pruned and some suspicion stands at level 0."""
     shortened: set[str] = field(default_factory=set)
     """The shorter writings of facts (``DAYS_BY_SEAT``...) taken so far."""
     trimmed_speeches: int = 0
@@ -230,9 +235,11 @@ class _Hot:
         """Each way of writing facts shorter, in the order taken, and whether it applies."""
         return {
             DAYS_BY_SEAT: self.seat_numbers and bool(self.compressed),
+            SPEECHES_BY_SEAT: self.seat_numbers and self.bare_trimmed,
             ORDER_BY_SEAT: self.order_by_seat,
             HISTORY_ONCE: self.repeated_history,
             NIGHTS_GROUPED: self.repeated_nights,
+            QUIET_SUSPICIONS: self.quiet_suspicions,
         }
 
     def recall_oldest_facts(self) -> bool:
@@ -252,10 +259,15 @@ class _Hot:
     def memory(self, memory: PlayerMemory) -> PlayerMemory:
         """The memory without the reasonings trimmed so far (oldest first) and with the beliefs
         squeezed as far as the budget asked."""
-        if not self.reasonings_dropped and not self.beliefs_squeezed and not self.plans_dropped:
+        quiet = QUIET_SUSPICIONS in self.shortened
+        if not self.reasonings_dropped and not self.beliefs_squeezed and not self.plans_dropped and not quiet:
             return memory
         kept = memory.recent_reasoning[self.reasonings_dropped :]
         beliefs, archived = squeezed(memory.beliefs, memory.archived_beliefs, self.beliefs_squeezed)
+        if quiet:  # still in the recall index, as every archived belief
+            loud = [x for x in beliefs.suspicions if x.level != 0]
+            archived += len(beliefs.suspicions) - len(loud)
+            beliefs = beliefs.model_copy(update={"suspicions": loud})
         plans = "" if self.plans_dropped else memory.strategy_summary
         return memory.model_copy(
             update={
@@ -346,6 +358,7 @@ def build_context(
         repeated_history=repeats_history(s),
         order_by_seat=s.action in sections.SPEECH_STEPS and sections.seat_order_from(s) is not None,
         repeated_nights=sections.has_repeated_outcomes(s, memory.facts.kill_history),
+        quiet_suspicions=policy.prune_beliefs and any(x.level == 0 for x in memory.beliefs.suspicions),
     )
 
     kills = memory.facts.kill_history
@@ -370,6 +383,7 @@ def build_context(
             ledger=policy.claims_ledger,
             summary=summary,
             by_seat=DAYS_BY_SEAT in hot.shortened,
+            speeches_by_seat=SPEECHES_BY_SEAT in hot.shortened,
             unballoted=hot.unballoted,
             recalled=hot.recalled,
         )

@@ -94,7 +94,7 @@ def group_ballots(ballots: Sequence[BallotLine], seats: Sequence[str], by_seat: 
             groups.append(f"{', '.join(ranked)} voted {target}")
     if SKIP in voters and not by_seat:
         groups.append(REST_SKIPPED)
-    return "; ".join(groups)
+    return (";" if by_seat else "; ").join(groups)
 
 
 def result_line(

@@ -38,10 +38,18 @@ def last_words_line(line: SpeechLine) -> str:
     return anchors.format_last_words(line.speaker, quote_text(line.text), line.claim)
 
 
-def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str], bare: bool = False) -> str:
+def trimmed_note(
+    lines: Sequence[SpeechLine], seats: Sequence[str], bare: bool = False, by_seat: bool = False
+) -> str:
     """Speeches dropped under the token budget, kept as facts: nominations, accusations, claims
     (``bare``: nominations only, when the words can be recalled and the claims ledger holds the
-    claims)."""
+    claims; ``by_seat`` also: speakers and nominees as seat numbers)."""
+    if bare and by_seat:
+        seat = {name: i for i, name in enumerate(seats, 1)}
+        said = [
+            f"{seat[x.speaker]}>{seat[x.nomination]}" if x.nomination else f"{seat[x.speaker]}" for x in lines
+        ]
+        return f"{TRIMMED_LABEL} by seat (10>8: seat 10 nominated seat 8): {', '.join(said)}"
     parts = []
     for line in lines:
         accused = extract(line.text, line.speaker, seats).accused if not bare else ()
@@ -58,7 +66,7 @@ def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str], bare: bool =
 
 
 def verbatim_round(
-    tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 0, bare: bool = False
+    tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 0, bare: bool = False, by_seat: bool = False
 ) -> list[str]:
     """One round in full: dawn, speeches (the first ``trimmed`` reduced to facts), votes, words."""
     lines = [anchors.format_day_header(tr.round_number)]
@@ -68,7 +76,7 @@ def verbatim_round(
         lines.append(anchors.format_night_death(tr.round_number - 1, tr.night_kill))
     lines.append("Speeches:")
     if trimmed:
-        lines.append(trimmed_note(tr.speeches[:trimmed], seats, bare))
+        lines.append(trimmed_note(tr.speeches[:trimmed], seats, bare, by_seat))
     lines.extend(speech_line(s) for s in tr.speeches[trimmed:])
     if tr.vote_outcome == PENDING:  # the state names the step: the day's lines only grow
         return lines
@@ -193,6 +201,7 @@ def transcript_body(
     ledger: bool = True,
     summary: ColdSummary | None = None,
     by_seat: bool = False,
+    speeches_by_seat: bool = False,
     unballoted: int = 0,
     recalled: int = 0,
 ) -> str:
@@ -225,7 +234,10 @@ def transcript_body(
         last = len(verbatim) - 1
         for i, entry in enumerate(verbatim):
             if i == last and trimmed_speeches:
-                lines.extend(verbatim_round(entry.transcript, entry.seats, trimmed_speeches, bare_trimmed))
+                tr = entry.transcript
+                lines.extend(
+                    verbatim_round(tr, entry.seats, trimmed_speeches, bare_trimmed, speeches_by_seat)
+                )
             else:
                 lines.extend(entry.lines("verbatim", _verbatim_lines))
         blocks.append("\n".join(lines))
