@@ -121,6 +121,18 @@ def test_the_summariser_is_taken_from_the_command_line_or_the_game_file(tmp_path
         assert json.loads((run_dirs[-1] / "run.json").read_text())["summariser"] == expected
 
 
+def test_a_resume_keeps_the_summariser_and_refuses_another(tmp_path: Path) -> None:
+    start = ["play", "--seed", "4", "--players", "5", "--policy", "rolling-summary", "--quiet"]
+    played = runner.invoke(app, [*start, "--summariser", "seat:2", "--out", str(tmp_path)])
+    assert played.exit_code == 0, played.output
+    again = runner.invoke(app, ["resume", "game-5p-seed4", "--out", str(tmp_path), "--quiet"])
+    assert again.exit_code == 0, again.output
+    other = ["resume", "game-5p-seed4", "--summariser", "house:7", "--out", str(tmp_path)]
+    refused = runner.invoke(app, other)
+    assert refused.exit_code == 2 and len(refused.stderr.splitlines()) == 1, refused.output
+    assert "--summariser: the run was started with 'seat:2'; got 'house:7'" in refused.stderr
+
+
 def test_open_checkpointer_takes_a_string(tmp_path: Path) -> None:
     from mafia.checkpoints import open_checkpointer
 

@@ -33,9 +33,7 @@ def test_a_policy_asks_for_semantic_recall_by_name_and_needs_the_extra(
     with pytest.raises(ValueError, match="recall must be true, false or 'semantic'"):
         ContextPolicy(recall="fuzzy")
     monkeypatch.setattr(policy_module, "semantic_available", lambda: False)
-    with pytest.raises(
-        ValueError, match=r"needs the semantic extra: pip install 'mafia-graph\[semantic\]'"
-    ):
+    with pytest.raises(ValueError, match=r"needs the semantic extra: pip install 'mafia-graph\[semantic\]'"):
         ContextPolicy(recall=SEMANTIC)
     monkeypatch.setattr(policy_module, "semantic_available", lambda: True)
     assert ContextPolicy(recall=SEMANTIC).name == "window2-recall-semantic"

@@ -253,7 +253,12 @@ def report_stop(errors: Console, exc: BaseException, resume_hint: str | None) ->
 
 
 # The options that set each recorded setting of a run, for a resume's one-line refusal.
-_FLAGS = {"model": "--model", "policy": "--policy", "max_retries": "--max-retries"}
+_FLAGS = {
+    "model": "--model",
+    "policy": "--policy",
+    "max_retries": "--max-retries",
+    "summariser": "--summariser",
+}
 
 
 def mismatch_line(exc: RunMismatch) -> str:
@@ -465,13 +470,15 @@ def resume(
     change_policy: ChangePolicyOption = False,
     quiet: QuietOption = False,
     reveal: RevealOption = False,
+    summariser: SummariserOption = None,
     checkpoint_dsn: DsnOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Go on with a checkpointed game from its last completed step (the game so far is shown
-    first), with the models, people, policy and retries it was started with. A model, seat, policy
-    or retries given here (or by a game file) that differs from the run's own is refused, unless
-    --change-model or --change-policy allows it; the change is then logged in the game's events."""
+    first), with the models, people, policy, retries and summariser it was started with. A model,
+    seat, policy, retries or summariser given here (or by a game file) that differs from the run's
+    own is refused, unless --change-model or --change-policy allows it; the change is then logged
+    in the game's events."""
     console = terminal()
     file = read_game_file(config)
     given = _given(ctx)
@@ -510,6 +517,10 @@ def resume(
             chosen["policy"] = file.policy if "policy" not in given and file.policy else check_policy(policy)
         if "max_retries" in given or "max_retries" in file.run:
             chosen["max_retries"] = retries
+        writer = summariser if summariser is not None else file.summariser
+        if writer is not None:
+            flag = "--summariser" if summariser is not None else f"{file.path}: summariser"
+            chosen["summariser"] = check_summariser(flag, writer, len(names))
         change = [kind for kind, on in (("model", change_model), ("policy", change_policy)) if on]
 
         def run() -> dict[str, Any]:
