@@ -3,6 +3,8 @@
 Started in the project as a user would (its state files go to the ignored ``.langgraph_api/``;
 without reload, writing them is harmless), or in a folder of its own with a copy of the project's
 ``langgraph.json`` whose paths point into the project, so that two servers never share state files.
+A server started again in the same folder finds what the last one left there; ``DevServer.kill``
+ends one as a crash would (SIGKILL).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -37,10 +41,31 @@ def _config_in(work: Path) -> Path:
     return path
 
 
+@dataclass
+class DevServer:
+    """A running ``langgraph dev``: its URL and its process (the leader of its own group)."""
+
+    url: str
+    proc: subprocess.Popen[bytes]
+
+    def kill(self) -> None:
+        """End the server as a crash would: SIGKILL to every process it started, no shutdown."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+
 @contextmanager
 def langgraph_dev(work: Path, jobs: int | None = None, in_project: bool = False) -> Iterator[str]:
     """Start ``langgraph dev`` (``jobs`` runs at once, else its default) on a free local port, in the
     project or in ``work``; yields its URL and stops it afterwards. Its log is ``work/server.log``."""
+    with dev_server(work, jobs, in_project) as server:
+        yield server.url
+
+
+@contextmanager
+def dev_server(work: Path, jobs: int | None = None, in_project: bool = False) -> Iterator[DevServer]:
+    """``langgraph_dev``, yielding the server itself (to kill it); stopped cleanly afterwards
+    unless it was killed."""
     port = free_port()
     env = {
         **os.environ,
@@ -77,7 +102,7 @@ def langgraph_dev(work: Path, jobs: int | None = None, in_project: bool = False)
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError("langgraph dev did not start:\n" + log_path.read_text()[-3000:])
                 time.sleep(0.3)
-            yield url
+            yield DevServer(url, proc)
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -85,3 +110,24 @@ def langgraph_dev(work: Path, jobs: int | None = None, in_project: bool = False)
                     proc.wait(timeout=20)
                 except subprocess.TimeoutExpired:
                     os.killpg(proc.pid, signal.SIGKILL)
+
+
+def person_answer(turn: dict[str, Any]) -> dict[str, Any]:
+    """What a person in Studio answers at a turn: a speech or message when one is asked, and the
+    first legal choice."""
+    return {"text": "Studio here.", "choice": 1} if turn["text"] else {"choice": 1}
+
+
+def answer_people(client: Any, thread: str, context: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Answer every person's turn ``thread`` pauses at, as Studio's resume form does (with
+    ``context`` if given, else none), until it no longer pauses (a run that fails leaves the
+    thread's status ``error`` for the caller to see); returns the turns answered."""
+    turns: list[dict[str, Any]] = []
+    while client.threads.get(thread)["status"] == "interrupted":
+        assert len(turns) < 100, "the game never moves on from the person's turns"
+        (pending,) = client.threads.get_state(thread)["interrupts"]
+        turns.append(pending["value"])
+        resume = {"command": {"resume": person_answer(pending["value"])}}
+        given = {"context": context} if context else {}
+        client.runs.wait(thread, "mafia", **resume, **given, raise_error=False)
+    return turns

@@ -1,4 +1,5 @@
-"""The exported graph as ``langgraph dev`` loads it: by file path, uncheckpointed, a narrow input."""
+"""The exported graph as ``langgraph dev`` loads it: by file path, through its factory, uncheckpointed,
+a narrow input; the factory refuses a run's unknown context keys before the server drops them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.store.memory import InMemoryStore
+from langgraph_sdk.runtime import _ExecutionRuntime, _ReadRuntime
 
 from mafia.models.house import HouseModel
 from mafia.models.settings import ModelSettings
@@ -17,7 +20,8 @@ from mafia.runtime import GameContext
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_by_path() -> Any:
+def _exported() -> Any:
+    """What langgraph.json names, loaded by path as the server loads it."""
     spec = json.loads((ROOT / "langgraph.json").read_text())["graphs"]["mafia"]
     path, _, name = spec.partition(":")
     module_spec = importlib.util.spec_from_file_location("exported_mafia_graph", ROOT / path)
@@ -25,6 +29,26 @@ def _load_by_path() -> Any:
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
     return getattr(module, name)
+
+
+def _load_by_path() -> Any:
+    """The graph the exported factory gives when the server reads the graph's schemas."""
+    return _exported()(_ReadRuntime(access_context="assistants.read", store=InMemoryStore()))
+
+
+def test_the_factory_refuses_a_runs_unknown_context_key() -> None:
+    factory = _exported()
+
+    def run_with(context: dict[str, Any]) -> Any:
+        return factory(
+            _ExecutionRuntime(access_context="threads.create_run", store=InMemoryStore(), context=context)
+        )
+
+    with pytest.raises(ValueError, match=r"^modle: unknown context key; allowed: model, seat_models, "):
+        run_with({"modle": "house:3", "model": "house:2"})
+    with pytest.raises(ValueError, match=r"^policy: no context policy 'ful-history'"):
+        run_with({"policy": "ful-history"})
+    assert run_with({"model": "house:2", "policy": "full-history"}) is _load_by_path()
 
 
 def test_export_loads_by_path_without_a_checkpointer() -> None:

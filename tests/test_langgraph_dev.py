@@ -99,13 +99,19 @@ def check_interrupt_shows_whose_turn(client: Any) -> None:
 
 
 def check_bad_runs_fail_before_the_first_turn(client: Any) -> None:
-    """A bad setup, context or model spec fails the run with the command line's one-line message,
-    before any turn is played."""
+    """A bad setup, context (a misspelt key too) or model spec fails the run with the command
+    line's one-line message, before any turn is played."""
     cases = [
         ({"setup": {"players": 3}}, {}, "invalid game setting players"),
         ({"setup": {"seed": 1}}, {"model": "nonsense"}, "model 'nonsense'"),
         ({"setup": {"seed": 1}}, {"seat_models": {"9": "house"}}, "seat_models '9': names no seat"),
         ({"setup": {"seed": 1}}, {"policy": {"bogus": 1}}, "policy.bogus: unknown setting"),
+        # A misspelt key the server would drop unseen is refused, naming the keys there are.
+        (
+            {"setup": {"seed": 1}},
+            {"modle": "house:3"},
+            "modle: unknown context key; allowed: model, seat_models",
+        ),
     ]
     for run_input, context, message in cases:
         thread = client.threads.create()

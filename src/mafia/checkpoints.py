@@ -3,7 +3,8 @@
 A PostgreSQL connection string (``--checkpoint-dsn``, or ``MAFIA_CHECKPOINT_DSN``) puts every
 game's checkpoints in one database that many processes and machines share; the logs stay under
 the run folder either way. Both stores hold the same checkpoints, so play, resume and the listing
-of runs behave alike on either.
+of runs behave alike on either. The stores and the engine behind them load only when a store is
+opened, so the command line's options, which name the file and the variable here, start without them.
 """
 
 from __future__ import annotations
@@ -12,12 +13,10 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-
-from mafia.checkpoint_serde import CompressedSerializer
-from mafia.runner import saved_threads, sqlite_checkpointer
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 DSN_ENV = "MAFIA_CHECKPOINT_DSN"
 CHECKPOINT_FILE = "checkpoints.sqlite"
@@ -41,6 +40,8 @@ def postgres_checkpointer(dsn: str) -> Iterator[BaseCheckpointSaver[Any]]:
         import psycopg
         from langgraph.checkpoint.postgres import PostgresSaver
         from psycopg.rows import dict_row
+
+        from mafia.checkpoint_serde import CompressedSerializer
     except ImportError as exc:
         raise CheckpointStoreError(
             f"a PostgreSQL checkpoint store needs {POSTGRES_PACKAGES} ({exc})"
@@ -88,6 +89,8 @@ def open_checkpointer(out: str | Path, dsn: str | None = None) -> Iterator[BaseC
         with postgres_checkpointer(dsn) as saver:
             yield saver
     else:
+        from mafia.runner import sqlite_checkpointer
+
         with sqlite_checkpointer(Path(out) / CHECKPOINT_FILE) as saver:
             yield saver
 
@@ -96,6 +99,8 @@ def list_threads(saver: BaseCheckpointSaver[Any], out: Path) -> list[str]:
     """The thread ids of the games ``saver`` holds, oldest first."""
     conn = getattr(saver, "conn", None)
     if isinstance(conn, sqlite3.Connection):
+        from mafia.runner import saved_threads
+
         return saved_threads(out / CHECKPOINT_FILE)
     if conn is None:
         raise TypeError(f"cannot list the games of a {type(saver).__name__}")

@@ -12,13 +12,11 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from rich.console import Console
 
-from mafia import tracing
 from mafia.arena.cli import arena_app
 from mafia.checkpoints import (
     CHECKPOINT_FILE,
@@ -32,30 +30,23 @@ from mafia.checks import SummariserOption, check_checkpoint_file, check_out_dir,
 from mafia.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.cost import cost_line, run_cost
-from mafia.display import GameView, OutputLost, terminal
-from mafia.game_file import GameFile, GameFileError, load_game_file
 from mafia.game_settings import SettingError, check_seats, config_from_input
-from mafia.human import HUMAN, InputClosed, TerminalSeat, has_people, is_human
-from mafia.models.factory import ModelSpecError, resolve_model
-from mafia.models.settings import ModelSettings
 from mafia.replay.command import replay
 from mafia.rules import ConfigError
 from mafia.run_input import policy_from_input
-from mafia.run_record import RunMismatch, seat_number
-from mafia.runner import (
-    LogConflict,
-    RunBusy,
-    RunExists,
-    game_status,
-    is_running,
-    is_saved,
-    recorded_run,
-    resume_game,
-    run_game,
-    saved_threads,
-)
+from mafia.stdout import OutputLost, terminal
 from mafia.tournament.cli import tournament_app
-from mafia.waiting import thinking_notices
+
+# The engine (LangGraph, LangChain, the models and the game's schemas) loads inside the commands
+# that play, so `mafia --help`, `--version` and a refused argument start in a fraction of a second.
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    from mafia.game_file import GameFile
+    from mafia.models.settings import ModelSettings
+    from mafia.run_record import RunMismatch
+
+    Model = str | ModelSettings
 
 app = MafiaApp(
     cls=OneLineErrors,
@@ -66,7 +57,6 @@ app = MafiaApp(
 )
 app.add_typer(arena_app, name="arena")
 app.add_typer(tournament_app, name="tournament")
-Model = str | ModelSettings
 
 
 def parse_seat_models(items: list[str]) -> dict[str, str]:
@@ -149,6 +139,8 @@ ConfigOption = Annotated[
 
 def read_game_file(path: Path | None) -> GameFile:
     """The checked game file, or an empty one without ``--config``."""
+    from mafia.game_file import GameFile, GameFileError, load_game_file
+
     if path is None:
         return GameFile(path=Path())
     try:
@@ -181,6 +173,8 @@ def choose_models(
     """The default model and per-seat models: the file's, with ``--model`` replacing its default and
     each ``--seat-model`` or ``--human`` replacing that seat's entry. Also the command line's own seat
     specs."""
+    from mafia.human import HUMAN
+
     flag_seats = parse_seat_models(seat_model or [])
     for seat in humans or []:
         if seat in flag_seats:
@@ -200,6 +194,9 @@ def check_policy(name: str) -> ContextPolicy:
 
 def check_models(models: list[Model], max_retries: int) -> None:
     """Every model is built once up front (a bad spec or setting exits with a message)."""
+    from mafia.human import is_human
+    from mafia.models.factory import ModelSpecError, resolve_model
+
     if max_retries < 0:
         raise typer.BadParameter("must be 0 or more", param_hint="--max-retries")
     try:
@@ -217,6 +214,12 @@ def play_through(
     command with its cause and, when the game is checkpointed, how to go on (``hint``: known once
     the run has its id). Ctrl-C gives up the model calls in flight, so the step ends at once and
     the logs are closed as after a failure."""
+    from mafia import tracing
+    from mafia.human import InputClosed
+    from mafia.run_record import RunMismatch
+    from mafia.runner import LogConflict, RunBusy, RunExists
+    from mafia.waiting import thinking_notices
+
     errors = Console(stderr=True, highlight=False)
     try:
         with ctrl_c_stops_calls(), thinking_notices(lambda line: console.print(f"[dim]… {line}[/]")):
@@ -327,6 +330,10 @@ def play(
 
     The run id is the game id (game-<players>p-seed<seed>), suffixed -2, -3... when earlier runs
     under OUT took it: no run ever writes into another run's folder."""
+    from mafia.display import GameView
+    from mafia.human import TerminalSeat, has_people
+    from mafia.runner import run_game
+
     console = terminal()
     file = read_game_file(config)
     setup = game_setup(ctx, file, seed, players, roles, names, round_cap)
@@ -479,6 +486,11 @@ def resume(
     seat, policy, retries or summariser given here (or by a game file) that differs from the run's
     own is refused, unless --change-model or --change-policy allows it; the change is then logged
     in the game's events."""
+    from mafia.display import GameView
+    from mafia.human import TerminalSeat
+    from mafia.run_record import seat_number
+    from mafia.runner import is_saved, recorded_run, resume_game
+
     console = terminal()
     file = read_game_file(config)
     given = _given(ctx)
@@ -542,6 +554,8 @@ def resume(
 def runs(ctx: typer.Context, out: OutOption = "runs", checkpoint_dsn: DsnOption = None) -> None:
     """List the games checkpointed under OUT (or in the database of --checkpoint-dsn): where each
     stands, what it cost so far and the command that resumes it."""
+    from mafia.runner import game_status, is_running, saved_threads
+
     console = terminal()
     out_dir = out_path(out)
     dsn = checkpoint_dsn

@@ -16,9 +16,8 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from mafia.display import OutputLost
 from mafia.game_settings import SettingError
-from mafia.models.factory import cancel_calls
+from mafia.stdout import OutputLost
 
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
@@ -105,6 +104,8 @@ def interrupt(signum: int, frame: object) -> None:
     """Ctrl-C during a game: wake the turns waiting on model calls, then stop as Python would.
     The step's executor is torn down under its tasks' done-callbacks, which concurrent.futures
     would report as tracebacks of cancelled futures: noise of a stop the user asked for."""
+    from mafia.models.factory import cancel_calls  # loaded by any game; imported here for start-up
+
     cancel_calls()
     logging.getLogger("concurrent.futures").setLevel(logging.CRITICAL + 1)
     raise KeyboardInterrupt

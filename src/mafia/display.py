@@ -6,8 +6,7 @@ investigations, fallbacks) only with ``reveal``, as a spectator with the full lo
 
 from __future__ import annotations
 
-import sys
-from typing import Any, cast
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -186,32 +185,3 @@ class GameView:
             style = "red" if reveal.role.value == "Mafia" else ""
             table.add_row(reveal.player, f"[{style}]{reveal.role.value}[/]" if style else reveal.role.value)
         self.console.print(table)
-
-
-class OutputLost(OSError):
-    """Standard output refused what was written to it (a full disk, a closed pipe)."""
-
-
-class Stdout:
-    """Standard output for a rich console, as it is at each write (a test may swap it), turning
-    a failed write into ``OutputLost`` so that the command line tells it from a game's fault."""
-
-    def write(self, text: str) -> int:
-        try:
-            return sys.stdout.write(text)
-        except OSError as exc:
-            raise OutputLost(exc.errno, exc.strerror) from exc
-
-    def flush(self) -> None:
-        try:
-            sys.stdout.flush()
-        except OSError as exc:
-            raise OutputLost(exc.errno, exc.strerror) from exc
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(sys.stdout, name)
-
-
-def terminal() -> Console:
-    """The console a command prints its output to (standard output, guarded by ``Stdout``)."""
-    return Console(file=cast(Any, Stdout()), highlight=False)

@@ -10,8 +10,6 @@ from dataclasses import MISSING, Field, fields
 from typing import Any, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
 from mafia.context.policy import POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
-from mafia.human import is_human
-from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.rules import ConfigError
 
 T = TypeVar("T")
@@ -121,6 +119,10 @@ def summariser_from_input(where: str, value: str, players: int) -> str | None:
     """The summariser a command line or game file names, as the Python API takes it: None for
     ``default`` (the model of every seat), ``seat:N`` with N a seat of the table, or a model spec
     (built once here, so a bad one is refused before the game); else one line naming the forms."""
+    # The models load here, not with this module: the command line names settings without them.
+    from mafia.human import is_human
+    from mafia.models.factory import ModelSpecError, resolve_model
+
     text = value.strip()
     if text.casefold() == DEFAULT_SUMMARISER:
         return None

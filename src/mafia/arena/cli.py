@@ -7,25 +7,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from mafia.arena.run import run_arena
-from mafia.arena.spec import (
-    LABEL,
-    SUMMARY_FILE,
-    ArenaError,
-    Contestant,
-    label_for,
-)
 from mafia.checks import SummariserOption, check_out_dir, check_summariser, parse_roles
 from mafia.cli_frame import ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
-from mafia.game_file import GameFileError, load_game_file
 from mafia.game_settings import SettingError
-from mafia.state import JSON
+
+# The arena's engine loads when an arena runs, not for `mafia arena --help`.
+if TYPE_CHECKING:
+    from mafia.arena.spec import Contestant
+    from mafia.state import JSON
 
 arena_app = typer.Typer(
     invoke_without_command=True,
@@ -42,6 +37,9 @@ URL = re.compile(r"https?://[^\s/]+\S*")
 
 def parse_model(text: str) -> Contestant:
     """One ``--model`` value as a contestant (SettingError names what is allowed)."""
+    from mafia.arena.spec import LABEL, label_for
+    from mafia.game_file import GameFileError, load_game_file
+
     label, sep, value = text.partition("=")
     if not sep or not LABEL.fullmatch(label):
         label, value = "", text
@@ -60,6 +58,8 @@ def parse_model(text: str) -> Contestant:
 
 
 def _contestant(label: str, model: Any, seats: dict[str, Any]) -> Contestant:
+    from mafia.arena.spec import ArenaError, Contestant
+
     try:
         return Contestant(label, model, seats)
     except ArenaError as exc:
@@ -108,6 +108,8 @@ def arena(
     finished games are skipped, stopped ones go on from their checkpoints."""
     if ctx.invoked_subcommand is not None:
         return
+    from mafia.arena.run import run_arena
+
     console = Console(highlight=False, stderr=True)
     if server is not None and not URL.fullmatch(server):
         raise SettingError(f"--server {server!r}: give the server's http:// or https:// URL")
@@ -166,10 +168,18 @@ def report(
     ] = None,
 ) -> None:
     """Write the arena's report (report.md with its PNG plots) and print the judge's verdict."""
-    try:
-        from mafia.arena.report import write_report  # matplotlib loads only where it plots
+    from mafia.arena.report import write_report  # matplotlib loads only where it plots
 
-        page = write_report(arena_dir, out)
+    print_report(write_report, arena_dir, out)
+
+
+def print_report(write: Callable[[Path, Path | None], Path], folder: Path, out: Path | None) -> None:
+    """Write a report of ``folder`` with ``write`` and say where it is; a folder that is not an
+    arena or a tournament is one line."""
+    from mafia.arena.spec import ArenaError
+
+    try:
+        page = write(folder, out)
     except ArenaError as exc:
         raise SettingError(str(exc)) from None
     print(f"Report: {page}")
@@ -181,6 +191,8 @@ def run_interruptibly(
     """``run(**arguments)`` (an arena or a tournament): Ctrl-C gives up the model calls in flight,
     every game stops at a checkpoint, and the command ends with code 130 saying how to go on; a
     bad ask is one line."""
+    from mafia.arena.spec import ArenaError
+
     try:
         with ctrl_c_stops_calls():
             return run(**arguments)
@@ -193,6 +205,8 @@ def run_interruptibly(
 
 def _print_summary(summary: JSON) -> None:
     """Winners and calls by policy and model, and where the summary is."""
+    from mafia.arena.spec import SUMMARY_FILE
+
     console = Console(highlight=False)
     for pair in summary["by_pair"]:
         wins = ", ".join(f"{side} {count}" for side, count in pair["winners"].items())

@@ -133,8 +133,6 @@ def run_arena(
     setting ``stop`` (from another thread) stops every game at its next step, as Ctrl-C does, but
     returns the summary.
     """
-    if concurrency < 1:
-        raise ArenaError(f"--concurrency: must be 1 or more, got {concurrency}")
     spec = ArenaSpec(
         games=games,
         players=players,
@@ -146,14 +144,11 @@ def run_arena(
         max_retries=max_retries,
         summariser=summariser,
     )
-    check_spec(spec)
-    arena_id = arena_id or spec.default_id()
-    arena_dir = Path(out) / f"arena-{arena_id}"
-    played = play_games(
+    arena_dir, played = play_ask(
         spec,
-        arena_dir,
+        Path(out),
+        "arena",
         arena_id,
-        title=f"arena {arena_id}",
         concurrency=concurrency,
         server=server,
         progress=progress,
@@ -190,6 +185,40 @@ class Played:
             "skipped": self.games - self.played,
             "unfinished": self.unfinished,
         }
+
+
+def play_ask(
+    spec: ArenaSpec,
+    out: Path,
+    kind: str,
+    ask_id: str | None,
+    *,
+    concurrency: int,
+    server: str | None,
+    progress: bool,
+    on_start: Callable[[Path, int], None] | None,
+    stop: Event | None,
+) -> tuple[Path, Played]:
+    """Check ``spec`` whole, then play it under ``out/<kind>-<id>`` (the id derived from the ask
+    unless ``ask_id`` names it); returns the folder and what was played."""
+    if concurrency < 1:
+        raise ArenaError(f"--concurrency: must be 1 or more, got {concurrency}")
+    check_spec(spec)
+    spec.check_table()
+    ask_id = ask_id or spec.default_id()
+    folder = out / f"{kind}-{ask_id}"
+    played = play_games(
+        spec,
+        folder,
+        ask_id,
+        title=f"{kind} {ask_id}",
+        concurrency=concurrency,
+        server=server,
+        progress=progress,
+        on_start=on_start,
+        stop=stop,
+    )
+    return folder, played
 
 
 def play_games(

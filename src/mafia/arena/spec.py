@@ -135,6 +135,10 @@ class ArenaSpec:
             **({"summariser": self.summariser} if self.summariser is not None else {}),
         }
 
+    def check_table(self) -> None:
+        """The models fit the table (ArenaError otherwise; called once the setup is known to be
+        valid): an arena seats one model in every seat, so any table fits."""
+
     def default_id(self) -> str:
         """An id that the same ask always gets, so running the same command again resumes it."""
         text = json.dumps(self.record(), sort_keys=True, default=str)

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from mafia.actions import ActionKind, Suspicion
 from mafia.context.beliefs import pruned_beliefs
+from mafia.context.policy import RECENT_REASONINGS, SUMMARY_PLANS
 from mafia.context.record import GameRecord, read_view
 from mafia.context.safety import quote_text
 from mafia.events import EventBase, Thought
@@ -36,8 +37,6 @@ from mafia.schemas import (
     StrategyNote,
 )
 
-RECENT_REASONINGS = 2
-SUMMARY_PLANS = 2
 TOP_REASONS = 2
 _PLAN_WORDS = 12
 _TEAM_PLAN_WORDS = 20

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mafia.context.memory import RECENT_REASONINGS, SUMMARY_PLANS
 from mafia.context.semantic import SEMANTIC, semantic_available
-from mafia.context.transcript import DEFAULT_VERBATIM_ROUNDS
+
+# The specification's defaults, here so that naming a policy (the command line's options) needs
+# none of the modules that render what the settings choose.
+DEFAULT_VERBATIM_ROUNDS = 2  # the current and the previous round verbatim
+RECENT_REASONINGS = 2  # a player's own last reasonings kept word for word
+SUMMARY_PLANS = 2  # older plans condensed into the strategy summary
 
 
 def _auto_name(policy: ContextPolicy) -> str:

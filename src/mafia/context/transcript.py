@@ -26,6 +26,7 @@ from mafia.context.compression import (
     TIE_PREFIX,
     compress_round,
 )
+from mafia.context.policy import DEFAULT_VERBATIM_ROUNDS
 from mafia.context.record import GameRecord, RoundRecord, read_view
 from mafia.events import Ballot, EventBase, VoteRound
 from mafia.schemas import (
@@ -36,7 +37,6 @@ from mafia.schemas import (
     VoteOutcome,
 )
 
-DEFAULT_VERBATIM_ROUNDS = 2
 _CACHE_SIZE = 512  # closed rounds of the games in play; a long run of games keeps no more
 
 

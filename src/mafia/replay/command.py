@@ -6,18 +6,18 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from mafia.cost import cost_line, run_cost
-from mafia.display import GameView, terminal
-from mafia.events import EventBase, GameOver, roles_from_log
 from mafia.game_settings import SettingError
-from mafia.replay.page import GENERATOR, render_page
-from mafia.replay.prompts import print_calls, seat_calls, seat_of
-from mafia.replay.run_folder import ReplayError, RunFolder, load_run
-from mafia.views import public_view
+from mafia.stdout import terminal
+
+# The run folder's reader and the renderers load when a replay runs, not for `mafia replay --help`.
+if TYPE_CHECKING:
+    from mafia.events import EventBase
+    from mafia.replay.run_folder import RunFolder
 
 
 class View(StrEnum):
@@ -29,12 +29,16 @@ class View(StrEnum):
 
 def chosen_events(folder: RunFolder, view: View, day: int | None) -> list[EventBase]:
     """The events a replay shows: the view's, of round ``day`` only if given."""
+    from mafia.views import public_view
+
     events = public_view(folder.events) if view is View.PUBLIC else folder.events
     return [e for e in events if day is None or e.round == day]
 
 
 def check_day(folder: RunFolder, day: int | None) -> None:
     """``day`` is a round the log reached."""
+    from mafia.replay.run_folder import ReplayError
+
     if day is not None and not 0 <= day <= folder.rounds:
         raise ReplayError(
             f"--day {day}: this game has rounds 0-{folder.rounds} (0 is the setup and night zero)"
@@ -65,6 +69,9 @@ def replay(
 ) -> None:
     """Replay a game from its logs: as the table saw it, with every private action, or the prompts
     one seat received; in the terminal or as an HTML page."""
+    from mafia.replay.prompts import print_calls, seat_calls, seat_of
+    from mafia.replay.run_folder import ReplayError, load_run
+
     if as_seat is not None and (view is not None or html is not None):
         raise SettingError("--as shows one seat's prompts: use it without --view and --html")
     try:
@@ -90,6 +97,9 @@ def replay(
 
 def show(folder: RunFolder, view: View, day: int | None) -> None:
     """The replay in the terminal, drawn by the live view."""
+    from mafia.display import GameView
+    from mafia.events import GameOver
+
     console = terminal()
     reveal = view is View.ALL
     game_view = GameView(console, reveal=reveal, thoughts=reveal)
@@ -105,6 +115,10 @@ def show(folder: RunFolder, view: View, day: int | None) -> None:
 def write_page(folder: RunFolder, view: View, day: int | None, out: Path) -> None:
     """Write the HTML page to ``out``, whole or not at all. An existing file is replaced only if it
     is a page this command wrote: anything else there is the user's and is kept."""
+    from mafia.events import roles_from_log
+    from mafia.replay.page import GENERATOR, render_page
+    from mafia.replay.run_folder import ReplayError
+
     if out.is_dir():
         raise ReplayError(f"--html {out}: is a folder; give a file name such as replay.html")
     if out.exists() and GENERATOR not in _head(out):

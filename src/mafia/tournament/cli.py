@@ -5,18 +5,19 @@ stopped tournament, as for an arena."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from mafia.arena.cli import URL, exit_if_unfinished, parse_model, run_interruptibly
-from mafia.arena.spec import SUMMARY_FILE, ArenaError
+from mafia.arena.cli import URL, exit_if_unfinished, parse_model, print_report, run_interruptibly
 from mafia.checks import check_out_dir, parse_roles
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
 from mafia.game_settings import SettingError
-from mafia.state import JSON
-from mafia.tournament.run import run_tournament
+
+# The tournament's engine loads when a tournament runs, not for `mafia tournament --help`.
+if TYPE_CHECKING:
+    from mafia.state import JSON
 
 MODEL_HELP = (
     "A model to seat (repeatable, two or more): a spec (house, house-sloppy, random-legal, house:SEED, "
@@ -73,6 +74,8 @@ def tournament(
     tournament."""
     if ctx.invoked_subcommand is not None:
         return
+    from mafia.tournament.run import run_tournament
+
     console = Console(highlight=False, stderr=True)
     if server is not None and not URL.fullmatch(server):
         raise SettingError(f"--server {server!r}: give the server's http:// or https:// URL")
@@ -126,15 +129,13 @@ def report(
     """Write the tournament's report: report.md, ratings.png and standings.json."""
     from mafia.tournament.report import write_report  # matplotlib only when a report is written
 
-    try:
-        page = write_report(folder, out)
-    except ArenaError as exc:
-        raise SettingError(str(exc)) from None
-    print(f"Report: {page}")
+    print_report(write_report, folder, out)
 
 
 def _print_standings(summary: JSON) -> None:
     """Each model's overall rating, best first, and where the summary is."""
+    from mafia.arena.spec import SUMMARY_FILE
+
     console = Console(highlight=False)
     overall = summary["ratings"]["overall"]
     for label in sorted(overall, key=lambda m: -overall[m]["mu"]):

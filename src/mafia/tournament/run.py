@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from threading import Event
 
-from mafia.arena.run import ModelsArg, check_spec, contestants_of, play_games, policies_of
+from mafia.arena.run import ModelsArg, contestants_of, play_ask, policies_of
 from mafia.arena.spec import SUMMARY_FILE, ArenaError, write_json
 from mafia.context.policy import DEFAULT_POLICY, ContextPolicy
 from mafia.state import JSON
@@ -48,8 +48,6 @@ def run_tournament(
     stopped tournament; ``on_start``, ``stop``, ``server`` and KeyboardInterrupt behave as in
     ``run_arena``. ``passes`` is the number of random game orders the ratings average over.
     """
-    if concurrency < 1:
-        raise ArenaError(f"--concurrency: must be 1 or more, got {concurrency}")
     if passes < 1:
         raise ArenaError(f"passes: must be 1 or more, got {passes}")
     spec = TournamentSpec(
@@ -62,15 +60,11 @@ def run_tournament(
         round_cap=round_cap,
         max_retries=max_retries,
     )
-    check_spec(spec)
-    spec.check_table()
-    tournament_id = tournament_id or spec.default_id()
-    folder = Path(out) / f"{KIND}-{tournament_id}"
-    played = play_games(
+    folder, played = play_ask(
         spec,
-        folder,
+        Path(out),
+        KIND,
         tournament_id,
-        title=f"{KIND} {tournament_id}",
         concurrency=concurrency,
         server=server,
         progress=progress,
