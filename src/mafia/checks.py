@@ -18,6 +18,8 @@ from mafia.rules import ROLE_FIELDS
 from mafia.run_input import SUMMARISER_FORMS, summariser_from_input
 
 CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
+RetriesOption = Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")]
+RolesOption = Annotated[str | None, typer.Option(help="Role counts, e.g. 'mafia=3,doctor=1'.")]
 SummariserOption = Annotated[
     str | None,
     typer.Option(

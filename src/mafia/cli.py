@@ -26,7 +26,15 @@ from mafia.checkpoints import (
     list_threads,
     open_checkpointer,
 )
-from mafia.checks import SummariserOption, check_checkpoint_file, check_out_dir, check_summariser, parse_roles
+from mafia.checks import (
+    RetriesOption,
+    RolesOption,
+    SummariserOption,
+    check_checkpoint_file,
+    check_out_dir,
+    check_summariser,
+    parse_roles,
+)
 from mafia.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.cost import cost_line, run_cost
@@ -99,7 +107,6 @@ HumanOption = Annotated[
 ]
 ModelOption = Annotated[str, typer.Option(help="Model for every seat: house, house:SEED, openai:MODEL...")]
 SeatModelOption = Annotated[list[str] | None, typer.Option(help="Per-seat model, e.g. 3=openai:gpt-4o-mini.")]
-RetriesOption = Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")]
 PolicyOption = Annotated[str, typer.Option(help=f"Context policy: {', '.join(POLICIES)}.")]
 ChangeModelOption = Annotated[
     bool,
@@ -308,7 +315,7 @@ def play(
     ctx: typer.Context,
     seed: Annotated[int, typer.Option(help="Seed for the deal, personas and the house model.")] = 0,
     players: Annotated[int, typer.Option(help="Seats at the table (5-16).")] = 7,
-    roles: Annotated[str | None, typer.Option(help="Role counts, e.g. 'mafia=3,doctor=1'.")] = None,
+    roles: RolesOption = None,
     names: Annotated[str | None, typer.Option(help="Comma-separated player names, one per seat.")] = None,
     round_cap: Annotated[int, typer.Option(help="Rounds before the game is a draw.")] = 20,
     model: ModelOption = "house",
