@@ -6,6 +6,12 @@ percentile prompt tokens (messages only: the budget does not cover the schema) w
 it, the share of prompts it trimmed, the share still over budget once nothing trimmable was left
 (frozen, cold, task and own facts are never trimmed), and how often each kind of trim was made.
 ``--seeds N`` plays fewer games; ``--budgets`` picks the budgets (default 1500 and 2000).
+
+Then the ``layered`` policy at its budget of 1,500 (``layered_*``), over the peer games and house
+games at 12 and 16 seats, the 16-seat ones running to the round cap: the share of calls within the
+budget as it counts them (the prompt and any recall exchange), the largest call, the share of the
+engine facts present in the prompts (``mafia.arena.reads.fact_presence``), and how many prompts
+left their oldest days to recall (the only trim that drops facts from a prompt).
 """
 
 from __future__ import annotations
@@ -17,8 +23,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP
-from mafia.context.policy import ContextPolicy
-from tokens import play
+from mafia.arena.reads import fact_presence
+from mafia.context.policy import ContextPolicy, policy_by_name
+from mafia.events import EventBase, parse_event
+from mafia.models.house import HouseModel
+from mafia.runner import run_game
+from peer_model import PeerModel
+from tokens import PEER_ROLES, SUMMARISER, play
 
 JSON = dict[str, Any]
 SEEDS = 8
@@ -29,8 +40,17 @@ KINDS = {
     "oldest reasoning": "drop_reasoning",
     "recent events": "drop_recent",
     "speech of": "trim_speech",
+    "earlier days by seat number": "days_by_seat",
+    "task's history": "history_once",
+    "speaking order by seat": "order_by_seat",
+    "trimmed speeches by seat": "speeches_by_seat",
+    "suspicions at 0": "quiet_suspicions",
+    "night lists grouped": "nights_grouped",
     "over budget": "over_budget",
 }
+# The layered games: (label, seats, seeds, round cap); the house at 16 seats plays long games.
+LAYERED_GAMES = (("house12", 12, (0, 1, 2, 3), None), ("house16", 16, (1, 2), 20))
+LAYERED_QUICK = (("house12", 12, (3,), None),)
 
 
 def prompt_tokens(games: Sequence[list[JSON]]) -> list[int]:
@@ -57,6 +77,43 @@ def report(games: Sequence[list[JSON]], budget: int) -> None:
         print(f"budget{budget}_{kind}_per_game={kinds[kind] / len(games):.1f}")
 
 
+def layered_game(model: Any, config: JSON) -> tuple[list[EventBase], list[JSON]]:
+    """The events and prompt records of one ``layered`` game."""
+    records: list[JSON] = []
+    policy = policy_by_name("layered")
+    final = run_game(config, model=model, policy=policy, summariser=SUMMARISER, on_prompt=records.append)
+    return [parse_event(e) for e in final["events"]], records
+
+
+def layered_report(peer_seeds: int, quick: bool) -> None:
+    """The ``layered_*`` figures over the peer games and the house games of ``LAYERED_GAMES``."""
+    games: list[tuple[list[EventBase], list[JSON]]] = []
+    for seed in range(peer_seeds):
+        games.append(layered_game(PeerModel(seed=seed), {"seed": seed, "players": 8, "roles": PEER_ROLES}))
+    for _, seats, seeds, cap in LAYERED_QUICK if quick else LAYERED_GAMES:
+        for seed in seeds:
+            config: JSON = {"seed": seed, "players": seats}
+            if cap is not None:
+                config["round_cap"] = cap
+            games.append(layered_game(HouseModel(seed=seed), config))
+    budget = policy_by_name("layered").token_budget or 0
+    sizes = [
+        int(a.get("context_tokens", r["total_tokens"])) for _, g in games for r in g for a in r["attempts"]
+    ]
+    present = due = 0
+    for events, records in games:
+        for tally in fact_presence(events, records)["by_age"].values():
+            present, due = present + tally[0], due + tally[1]
+    recalled = sum(any("left to recall" in n for n in r["trimmed"]) for _, g in games for r in g)
+    print(f"layered_games={len(games)}")
+    print(f"layered_rounds_max={max(int(r['round']) for _, g in games for r in g)}")
+    print(f"layered_calls={len(sizes)}")
+    print(f"layered_budget{budget}_within_share={sum(x <= budget for x in sizes) / len(sizes):.3f}")
+    print(f"layered_max_call_tokens={max(sizes)}")
+    print(f"layered_fact_presence={present / due:.4f}")
+    print(f"layered_prompts_with_days_left_to_recall={recalled}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seeds", type=int, default=SEEDS, help=f"peer games (default {SEEDS})")
@@ -76,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         report(
             [play(seed, 8, policy=ContextPolicy(token_budget=budget)) for seed in range(args.seeds)], budget
         )
+    layered_report(args.seeds, args.quick)
 
 
 if __name__ == "__main__":

@@ -14,11 +14,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
@@ -70,6 +70,15 @@ def fill(schema: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
+def tool_call_result(
+    name: str, args: dict[str, Any], call_id: str = "call-1", usage: dict[str, int] | None = None
+) -> ChatResult:
+    """What a tool-calling model answers: one call of the tool ``name`` with ``args``."""
+    call: ToolCall = {"name": name, "args": args, "id": call_id, "type": "tool_call"}
+    message = AIMessage(content="", tool_calls=[call], usage_metadata=cast(Any, usage))
+    return ChatResult(generations=[ChatGeneration(message=message)])
+
+
 class ToolCallingFake(BaseChatModel):
     """Base for the fakes: binds tools, answers each call with one tool call."""
 
@@ -104,12 +113,9 @@ class ToolCallingFake(BaseChatModel):
             time.sleep(self.delay)
         tool = kwargs["tools"][0]["function"]
         args = fill(tool["parameters"], self.answer(read_ask(messages)))
-        message = AIMessage(
-            content="",
-            tool_calls=[{"name": tool["name"], "args": args, "id": "call-1", "type": "tool_call"}],
-            usage_metadata={"input_tokens": 1, "output_tokens": 1, "total_tokens": 2},
+        return tool_call_result(
+            tool["name"], args, usage={"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
         )
-        return ChatResult(generations=[ChatGeneration(message=message)])
 
 
 class RandomLegalModel(ToolCallingFake):

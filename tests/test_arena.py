@@ -224,3 +224,31 @@ def test_play_takes_a_named_policy_and_resume_hints_name_it(tmp_path: Path) -> N
         assert (tmp_path / "game-5p-seed2" / name).read_bytes() == (
             tmp_path / "py" / "game-5p-seed2" / name
         ).read_bytes()
+
+
+def test_the_arena_summariser_is_asked_recorded_and_kept_out_of_other_arenas_ids(tmp_path: Path) -> None:
+    ask: dict[str, Any] = {"games": 1, "players": 5, "policies": ["rolling-summary"], "out": tmp_path}
+    run_arena(**ask)
+    result = CliRunner().invoke(
+        app,
+        [
+            "arena",
+            "--games",
+            "1",
+            "--players",
+            "5",
+            "--policy",
+            "rolling-summary",
+            "--summariser",
+            "seat:2",
+            "--out",
+            str(tmp_path),
+            "--quiet",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    arenas = {p.name: json.loads((p / "arena.json").read_text()) for p in tmp_path.glob("arena-*")}
+    assert len(arenas) == 2 and sum("summariser" not in a for a in arenas.values()) == 1
+    (chosen,) = [name for name, a in arenas.items() if a.get("summariser") == "seat:2"]
+    run = tmp_path / chosen / "games" / "rolling-summary" / "house" / "seed-0" / "run.json"
+    assert json.loads(run.read_text())["summariser"] == "seat:2"

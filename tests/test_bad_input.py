@@ -293,6 +293,16 @@ CASES: list[tuple[str, list[str], dict[str, str] | None, str]] = [
         r"--policy: no context policy 'nope'; use one of full-history, seed-window",
     ),
     ("arena-no-games", ["arena", "--games", "0"], None, r"--games: must be 1 or more, got 0"),
+    (
+        "summariser-file",
+        ["play", "--config", "{tmp}/game.toml"],
+        _file('summariser = "x"'),
+        r"summariser: 'x' is no",
+    ),
+    ("summariser-seat", ["play", "--summariser", "seat:9"], None, r"--summariser: 'seat:9' names no seat"),
+    ("summariser-spec", ["play", "--summariser", "gpt"], None, r"--summariser: 'gpt' is no model spec"),
+    ("summariser-person", ["play", "--summariser", "human"], None, r"--summariser: a person cannot write"),
+    ("arena-summariser", ["arena", "--summariser", "seat:0"], None, r"--summariser: 'seat:0' names no seat"),
     ("arena-no-concurrency", ["arena", "--concurrency", "0"], None, r"--concurrency: must be 1 or more"),
     ("arena-bad-house-seed", ["arena", "--model", "house:x"], None, r"house seed must be an integer"),
     (

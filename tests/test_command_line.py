@@ -153,6 +153,34 @@ def test_a_game_file_sets_the_policy(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "policy.verbatim_rounds" in bad.stderr, bad.output
 
 
+def test_the_summariser_is_taken_from_the_command_line_or_the_game_file(tmp_path: Path) -> None:
+    (tmp_path / "game.toml").write_text(
+        'seed = 4\nplayers = 5\npolicy = "rolling-summary"\nsummariser = "seat:2"\n'
+    )
+    base = ["play", "--config", str(tmp_path / "game.toml"), "--quiet", "--out", str(tmp_path)]
+    for extra, expected in (
+        ([], "seat:2"),
+        (["--summariser", "house:7"], "house:7"),
+        (["--summariser", "default"], None),
+    ):
+        result = runner.invoke(app, [*base, *extra])
+        assert result.exit_code == 0, result.output
+        run_dirs = sorted(tmp_path.glob("game-5p-seed4*"), key=lambda p: p.stat().st_mtime)
+        assert json.loads((run_dirs[-1] / "run.json").read_text())["summariser"] == expected
+
+
+def test_a_resume_keeps_the_summariser_and_refuses_another(tmp_path: Path) -> None:
+    start = ["play", "--seed", "4", "--players", "5", "--policy", "rolling-summary", "--quiet"]
+    played = runner.invoke(app, [*start, "--summariser", "seat:2", "--out", str(tmp_path)])
+    assert played.exit_code == 0, played.output
+    again = runner.invoke(app, ["resume", "game-5p-seed4", "--out", str(tmp_path), "--quiet"])
+    assert again.exit_code == 0, again.output
+    other = ["resume", "game-5p-seed4", "--summariser", "house:7", "--out", str(tmp_path)]
+    refused = runner.invoke(app, other)
+    assert refused.exit_code == 2 and len(refused.stderr.splitlines()) == 1, refused.output
+    assert "--summariser: the run was started with 'seat:2'; got 'house:7'" in refused.stderr
+
+
 def test_open_checkpointer_takes_a_string(tmp_path: Path) -> None:
     from mafia.checkpoints import open_checkpointer
 

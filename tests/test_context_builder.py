@@ -18,6 +18,7 @@ from logbuilder import (
     seven_to_day2,
 )
 from mafia.actions import ActionKind
+from mafia.arena.facts import missing_facts
 from mafia.context import ContextPolicy, RenderedPrompt, build_context, build_memory
 from mafia.context.builder import SEPARATOR
 from mafia.context.memory import memory_text
@@ -93,7 +94,8 @@ class TestContextBuilder:
 
     def test_detective_results(self) -> None:
         prompt = render((ActionKind.INVESTIGATE, Role.DETECTIVE))
-        results = anchors.RESULT_LINE.findall(section(prompt, "investigations"))
+        found = anchors.RESULT_LINE.finditer(section(prompt, "investigations"))
+        results = [(m["night"], m["target"], m["result"]) for m in found]
         assert results == [("1", "Player 5", "Mafia")]
         assert "Investigated so far: Player 5 (Night 1: Mafia)" in section(prompt, "task")
         assert targets(prompt) == ["Player 1", "Player 2", "Player 4", "Player 5"]
@@ -330,20 +332,38 @@ class TestPolicy:
         loose = build_context(log.events[:cut], speaker, ActionKind.SPEAK, ContextPolicy(recent_events=True))
         policy = ContextPolicy(token_budget=1, recent_events=True)
         tight = build_context(log.events[:cut], speaker, ActionKind.SPEAK, policy)
-        # Oldest first: earlier verbatim days, own older reasonings, the recent digest, today's speeches.
-        stages = ["compressed day", "oldest reasoning in memory", "recent events", "speech of", "over budget"]
+        # Oldest first: earlier verbatim days, own older reasonings, the recent digest, today's speeches,
+        # then the facts written shorter (none lost: a policy without recall drops no fact).
+        stages = [
+            "compressed day",
+            "oldest reasoning in memory",
+            "recent events",
+            "speech of",
+            "earlier days by seat number",
+            "speaking order by seat",
+            "over budget",
+        ]
         order = [next(i for i, stage in enumerate(stages) if t.startswith(stage)) for t in tight.trimmed]
         assert order == sorted(order) and set(order) == set(range(len(stages))), tight.trimmed
         assert tight.system == loose.system  # frozen sections are never trimmed
-        for name in ("identity", "state", "task"):
+        for name in ("identity", "task"):
             assert section(tight, name) == section(loose, name)
+        # The state only says today's speaking order as the seat order it is.
+        tight_state, loose_state = (section(p, "state").split("\n") for p in (tight, loose))
+        assert [x for x in tight_state if "Speaking order" not in x] == [
+            x for x in loose_state if "Speaking order" not in x
+        ]
+        assert "the living in seat order from " in section(tight, "state")
         assert tight.section("recent_events") is None
         tight_memory, loose_memory = section(tight, "memory"), section(loose, "memory")
         assert "Your last reasonings:" in loose_memory and "Your last reasonings:" not in tight_memory
         assert tight_memory == loose_memory.split("\nYour last reasonings:")[0]  # facts and beliefs kept
         assert "Earlier speeches, words trimmed for length" in section(tight, "transcript")
         cold = [ln for ln in section(loose, "transcript").split("\n") if re.match(r"Day \d+: .", ln)]
-        assert cold and all(line in section(tight, "transcript") for line in cold)  # cold is kept
+        days = [line.split(":")[0] for line in cold]
+        assert cold and all(re.search(rf"^{d}: ", section(tight, "transcript"), re.M) for d in days)
+        # Cold days are written by seat number, and every fact of them is kept.
+        assert missing_facts(log.events[:cut], speaker, f"{tight.system}\n\n{tight.user}") == []
         assert tight.total_tokens < loose.total_tokens
 
     def test_votes_always_get_the_full_current_round(self) -> None:

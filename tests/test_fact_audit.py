@@ -17,7 +17,7 @@ import pytest
 
 from fact_presence import Built, audit_prompts, capture_prompts, missing_facts
 from fakes import Ask, RandomLegalModel, ScriptedModel
-from mafia.context import ContextPolicy, clear_caches
+from mafia.context import ContextPolicy, build_context, clear_caches
 from mafia.context.policy import POLICIES, policy_by_name
 from mafia.models.house import HouseModel
 from mafia.prompts import anchors
@@ -256,3 +256,31 @@ def test_the_audit_catches_sections_that_forget(monkeypatch: pytest.MonkeyPatch)
     assert any("day 1 vote result" in p for p in problems)
     assert any("protection of night 1" in p for p in problems)
     assert any("claim: " in p and "(day 1)" in p for p in problems)
+
+
+def test_the_audit_reads_ballots_by_seat_and_catches_one_missing() -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        built = play(patch, "budget-10")
+    first_voter = re.compile(r"(?:\(|; )(?P<voter>\d+),[\d,-]+>(?P<target>\d+)")
+    b = next(b for b in reversed(built) if first_voter.search(b.prompt.user))
+    assert anchors.SEAT_LEGEND_LINE.search(b.prompt.user)
+    assert missing_facts(b.events, b.player, f"{b.prompt.system}\n\n{b.prompt.user}") == []
+    m = first_voter.search(b.prompt.user)
+    assert m is not None
+    user = b.prompt.user.replace(m.group(0), m.group(0).replace(f"{m['voter']},", "", 1), 1)
+    found = missing_facts(b.events, b.player, f"{b.prompt.system}\n\n{user}")
+    voter, target = f"Player {m['voter']}", f"Player {m['target']}"
+    assert any(f"ballot {voter} -> {target}" in fact for fact in found), found
+
+
+def test_the_audit_reads_night_lists_grouped_by_outcome(long_game: list[Built]) -> None:
+    b = _late(long_game, "Mafia")
+    squeezed = build_context(b.events, b.player, b.action, ContextPolicy(token_budget=1))
+    whole = f"{squeezed.system}\n\n{squeezed.user}"
+    assert "night lists grouped by outcome" in squeezed.trimmed
+    grouped = re.search(r"Nights 1-(\d+): skip \(skipped\)", whole)
+    assert grouped is not None and missing_facts(b.events, b.player, whole) == []
+    found = missing_facts(
+        b.events, b.player, whole.replace(grouped.group(0), grouped.group(0).replace("1-", "2-"))
+    )
+    assert any("team kill of night 1" in fact for fact in found), found

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import BaseMessage, ToolMessage
+from langchain_core.outputs import ChatResult
 from pydantic import Field
 
 from fact_presence import capture_prompts
-from fakes import Ask, ScriptedModel
+from fakes import Ask, ScriptedModel, tool_call_result
 from mafia.context import ContextPolicy
 from mafia.context.beliefs import COLD_TURNS
 from mafia.context.memory import ARCHIVED_NOTE
@@ -56,8 +56,7 @@ class Searcher(ScriptedModel):
             self.seen.append((list(messages), offered))
         done = sum(isinstance(m, ToolMessage) for m in messages)
         if offered and done < self.searches:
-            call = {"name": "recall", "args": {"query": self.query}, "id": f"r{done}", "type": "tool_call"}
-            return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
+            return tool_call_result("recall", {"query": self.query}, f"r{done}")
         return super()._generate(messages, stop, run_manager, **kwargs)
 
 
@@ -243,31 +242,48 @@ def test_house_model_recalls_an_old_fact_once_its_day_is_compressed() -> None:
     assert [r for r in records if not r.get("recalls") and r["action"] == "speak"]  # only when needed
 
 
-def _layered_sizes(seed: int) -> list[tuple[int, dict[str, Any]]]:
-    """Each call's context tokens in a 12-seat layered game of ``seed``, with its prompt record."""
+def budget_sizes(config: dict[str, Any], model: Any) -> list[tuple[int, dict[str, Any]]]:
+    """The size of every call of a ``layered`` game (prompt and recall exchange, as the budget
+    counts them), with its turn's record."""
     records: list[dict[str, Any]] = []
-    layered = policy_by_name("layered")
-    run_game(
-        {"seed": seed, "players": 12},
-        model=HouseModel(seed=seed),
-        policy=layered,
-        on_prompt=records.append,
-    )
+    run_game(config, model=model, policy=policy_by_name("layered"), on_prompt=records.append)
     return [(a.get("context_tokens", r["total_tokens"]), r) for r in records for a in r["attempts"]]
 
 
+def stalemate(ask: Ask) -> dict[str, Any]:
+    """Every speech nominates, every ballot is cast for the two first nominees by seat parity, so
+    each vote and revote ties; the night's kill is skipped: no one ever dies."""
+    fields: dict[str, Any] = {"text": "We are stuck.", "choice": None}
+    named = [t for t in ask.targets if t != SKIP]
+    if ask.action == "speak":
+        fields["choice"] = named[0] if named else None
+    elif ask.action in ("vote", "revote"):
+        fields["choice"] = named[int(ask.player.split()[-1]) % 2] if len(named) > 1 else SKIP
+    elif ask.action in ("mafia_round1", "mafia_round2", "night_kill"):
+        fields["choice"] = SKIP
+    elif ask.action in ("protect", "investigate"):
+        fields["choice"] = named[0]
+    return fields
+
+
 def test_layered_keeps_every_call_within_its_token_budget() -> None:
-    usual = [*_layered_sizes(3), *_layered_sizes(5)]
+    usual = [
+        *budget_sizes({"seed": 3, "players": 12}, HouseModel(seed=3)),
+        *budget_sizes({"seed": 5, "players": 12}, HouseModel(seed=5)),
+    ]
     assert any(r.get("recalls") for _, r in usual) and max(size for size, _ in usual) <= 1500
+    assert not any("left to recall" in note for _, r in usual for note in r["trimmed"])
 
 
-def test_layered_passes_its_budget_only_with_engine_facts_left() -> None:
-    # A 12-seat game that runs to the round cap: twenty days of ballots are more engine facts than
-    # 1,500 tokens hold, and facts are never trimmed. Only such calls may pass the budget.
-    long = _layered_sizes(4)
-    over = [r for size, r in long if size > 1500]
-    assert over and all("nothing left to trim" in r["trimmed"][-1] for r in over)
-    assert all(r["round"] >= 6 for r in over)
+def test_layered_keeps_a_sixteen_seat_stalemate_within_its_token_budget() -> None:
+    # Sixteen seats where every vote ties and no one dies: more ballots each day than any prompt of
+    # 1,500 tokens holds over twelve days. Every call still fits: the facts are written shorter,
+    # then the oldest days leave the prompt for the player's record (recall finds them).
+    long = budget_sizes({"seed": 4, "players": 16, "round_cap": 12}, ScriptedModel(script=stalemate))
+    assert max(size for size, _ in long) <= 1500
+    notes = [note for _, r in long for note in r["trimmed"]]
+    assert "earlier days by seat number" in notes and "ballots of day 1 left to recall" in notes
+    assert not any("over budget" in note for note in notes)
 
 
 def test_recall_works_through_an_openai_compatible_server_and_not_in_json_mode() -> None:

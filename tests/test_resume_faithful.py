@@ -284,6 +284,21 @@ def test_the_graph_refuses_a_differing_context_on_resume() -> None:
         game.invoke(Command(resume="x"), cfg, context={"seat_models": {"3": "house"}})
 
 
+def test_a_run_resumes_with_its_summariser_and_refuses_another() -> None:
+    saver = InMemorySaver()
+    run_game(
+        {"seed": 1, "players": 5},
+        policy=POLICIES["rolling-summary"],
+        summariser="seat:2",
+        checkpointer=saver,
+        thread_id="t",
+    )
+    assert resume_game("t", checkpointer=saver, policy=POLICIES["rolling-summary"])["winner"]
+    assert resume_game("t", checkpointer=saver, summariser="seat:2")["winner"]
+    with pytest.raises(RunMismatch, match="summariser: the run was started with 'seat:2'; got 'house:3'"):
+        resume_game("t", checkpointer=saver, summariser="house:3")
+
+
 def test_the_summariser_is_recorded_and_a_different_one_refused() -> None:
     names = [f"Player {k}" for k in range(1, 6)]
     for summariser in ("house:3", "seat:2"):

@@ -19,6 +19,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
 from fact_presence import audit_prompts, capture_prompts
+from fakes import tool_call_result
 from mafia.context import ContextPolicy
 from mafia.context.policy import policy_by_name
 from mafia.context.summary import SUMMARISER, check_summary, summary_request
@@ -57,8 +58,7 @@ class Summariser(BaseChatModel):
         self.prompts.append(text)
         summary = self.spoil(write_summary(text))
         name = kwargs["tools"][0]["function"]["name"]
-        call = {"name": name, "args": {"summary": summary}, "id": "s1", "type": "tool_call"}
-        return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
+        return tool_call_result(name, {"summary": summary}, "s1")
 
 
 def _events(state: dict[str, Any]) -> list[EventBase]:

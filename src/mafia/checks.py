@@ -1,6 +1,7 @@
 """Checks of a command's inputs that the rules do not cover, made before a game starts: role counts
-must parse, per-seat models must name seats at the table, and the output folder and checkpoint file
-must be usable. Each failure is one line and exit code 2 (``SettingError`` or typer's BadParameter)."""
+must parse, per-seat models must name seats at the table, a summariser must be one the run can use,
+and the output folder and checkpoint file must be usable. Each failure is one line and exit code 2
+(``SettingError`` or typer's BadParameter)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,31 @@ import os
 import sqlite3
 import tempfile
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from mafia.game_settings import SettingError
 from mafia.rules import ROLE_FIELDS
+from mafia.run_input import SUMMARISER_FORMS, summariser_from_input
 
 CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
+RetriesOption = Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")]
+RolesOption = Annotated[str | None, typer.Option(help="Role counts, e.g. 'mafia=3,doctor=1'.")]
+SummariserOption = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Who writes the summaries of policies with summaries: {SUMMARISER_FORMS}.", show_default=False
+    ),
+]
+
+
+def check_summariser(flag: str, value: str, players: int) -> str | None:
+    """The summariser ``value`` names (``run_input.summariser_from_input``; exits with the forms)."""
+    try:
+        return summariser_from_input(flag, value, players)
+    except ValueError as exc:
+        raise SettingError(str(exc)) from None
 
 
 def check_out_dir(out: Path) -> None:

@@ -26,7 +26,15 @@ from mafia.checkpoints import (
     list_threads,
     open_checkpointer,
 )
-from mafia.checks import check_checkpoint_file, check_out_dir, parse_roles
+from mafia.checks import (
+    RetriesOption,
+    RolesOption,
+    SummariserOption,
+    check_checkpoint_file,
+    check_out_dir,
+    check_summariser,
+    parse_roles,
+)
 from mafia.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.cost import cost_line, run_cost
@@ -99,7 +107,6 @@ HumanOption = Annotated[
 ]
 ModelOption = Annotated[str, typer.Option(help="Model for every seat: house, house:SEED, openai:MODEL...")]
 SeatModelOption = Annotated[list[str] | None, typer.Option(help="Per-seat model, e.g. 3=openai:gpt-4o-mini.")]
-RetriesOption = Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")]
 PolicyOption = Annotated[str, typer.Option(help=f"Context policy: {', '.join(POLICIES)}.")]
 ChangeModelOption = Annotated[
     bool,
@@ -256,7 +263,12 @@ def report_stop(errors: Console, exc: BaseException, resume_hint: str | None) ->
 
 
 # The options that set each recorded setting of a run, for a resume's one-line refusal.
-_FLAGS = {"model": "--model", "policy": "--policy", "max_retries": "--max-retries"}
+_FLAGS = {
+    "model": "--model",
+    "policy": "--policy",
+    "max_retries": "--max-retries",
+    "summariser": "--summariser",
+}
 
 
 def mismatch_line(exc: RunMismatch) -> str:
@@ -303,7 +315,7 @@ def play(
     ctx: typer.Context,
     seed: Annotated[int, typer.Option(help="Seed for the deal, personas and the house model.")] = 0,
     players: Annotated[int, typer.Option(help="Seats at the table (5-16).")] = 7,
-    roles: Annotated[str | None, typer.Option(help="Role counts, e.g. 'mafia=3,doctor=1'.")] = None,
+    roles: RolesOption = None,
     names: Annotated[str | None, typer.Option(help="Comma-separated player names, one per seat.")] = None,
     round_cap: Annotated[int, typer.Option(help="Rounds before the game is a draw.")] = 20,
     model: ModelOption = "house",
@@ -311,6 +323,7 @@ def play(
     human: HumanOption = None,
     max_retries: RetriesOption = 2,
     policy: PolicyOption = DEFAULT_POLICY,
+    summariser: SummariserOption = None,
     reveal: RevealOption = False,
     quiet: QuietOption = False,
     out: OutOption = "runs",
@@ -345,6 +358,10 @@ def play(
     check_models([default, *seats.values()], max_retries)
     file_policy = file.policy if "policy" not in _given(ctx) else None
     context_policy = file_policy or check_policy(policy)
+    writer = None
+    if summariser is not None or file.summariser is not None:
+        flag = "--summariser" if summariser is not None else f"{file.path}: summariser"
+        writer = check_summariser(flag, summariser or file.summariser or "", game_config.players)
     out_dir = out_path(from_file(ctx, "out", out, file.run))
     checkpoint = from_file(ctx, "checkpoint", checkpoint, file.run)
     check_out_dir(out_dir)
@@ -379,6 +396,7 @@ def play(
         "on_event": view,
         "human": TerminalSeat(console) if has_people(default, seats) else None,
         "prices": file.prices,
+        "summariser": writer,
     }
     if checkpoint:
         with checkpoint_store(out_dir, dsn) as saver:
@@ -466,13 +484,15 @@ def resume(
     change_policy: ChangePolicyOption = False,
     quiet: QuietOption = False,
     reveal: RevealOption = False,
+    summariser: SummariserOption = None,
     checkpoint_dsn: DsnOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Go on with a checkpointed game from its last completed step (the game so far is shown
-    first), with the models, people, policy and retries it was started with. A model, seat, policy
-    or retries given here (or by a game file) that differs from the run's own is refused, unless
-    --change-model or --change-policy allows it; the change is then logged in the game's events."""
+    first), with the models, people, policy, retries and summariser it was started with. A model,
+    seat, policy, retries or summariser given here (or by a game file) that differs from the run's
+    own is refused, unless --change-model or --change-policy allows it; the change is then logged
+    in the game's events."""
     from mafia.display import GameView
     from mafia.human import TerminalSeat
     from mafia.run_record import seat_number
@@ -516,6 +536,10 @@ def resume(
             chosen["policy"] = file.policy if "policy" not in given and file.policy else check_policy(policy)
         if "max_retries" in given or "max_retries" in file.run:
             chosen["max_retries"] = retries
+        writer = summariser if summariser is not None else file.summariser
+        if writer is not None:
+            flag = "--summariser" if summariser is not None else f"{file.path}: summariser"
+            chosen["summariser"] = check_summariser(flag, writer, len(names))
         change = [kind for kind, on in (("model", change_model), ("policy", change_policy)) if on]
 
         def run() -> dict[str, Any]:

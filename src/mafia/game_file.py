@@ -28,7 +28,7 @@ RUN_KEYS: dict[str, type] = {
     "checkpoint": bool,
 }
 MODEL_KEYS: dict[str, type | tuple[type, ...]] = {"model": (str, dict), "seats": dict}
-OTHER_KEYS: dict[str, type | tuple[type, ...]] = {"policy": (str, dict), "prices": dict}
+OTHER_KEYS: dict[str, type | tuple[type, ...]] = {"policy": (str, dict), "summariser": str, "prices": dict}
 TOP_KEYS: dict[str, type | tuple[type, ...]] = {**GAME_KEYS, **RUN_KEYS, **MODEL_KEYS, **OTHER_KEYS}
 SETTING_KEYS = tuple(ModelSettings.__dataclass_fields__)
 _TYPE_NAMES = {int: "an integer", bool: "true or false", str: "a string", list: "an array", dict: "a table"}
@@ -53,6 +53,9 @@ class GameFile:
     seats: dict[str, ModelSettings] = field(default_factory=dict)
     policy: ContextPolicy | None = None
     """The context policy: a registered name or a table of its settings."""
+    summariser: str | None = None
+    """Who writes the summaries (a model spec, ``seat:N`` or ``default``), checked once the table's
+    size is known (``run_input.summariser_from_input``)."""
     prices: dict[str, float] | None = None
     """Prices per million tokens (input, cached_input, output) for the run's cost."""
 
@@ -98,6 +101,7 @@ def parse_game_file(data: Mapping[str, Any], path: Path) -> GameFile:
             raise GameFileError(f"{where} {exc}") from None
     if "prices" in data:
         file.prices = _prices(where, data["prices"])
+    file.summariser = data.get("summariser")
     default = _entry(data.get("model", {}))
     if "model" in data:
         file.model = _settings(where, "model", default)

@@ -109,3 +109,32 @@ def check_setup_shape(raw: Any, keys: Iterable[str]) -> None:
         for role, count in roles.items():
             if not isinstance(count, int) or isinstance(count, bool):
                 raise ConfigError(f"roles.{role}", f"must be an integer, got {count!r}")
+
+
+SUMMARISER_FORMS = "a model spec (house, house:SEED, openai:MODEL...), seat:N (that seat's model) or default"
+DEFAULT_SUMMARISER = "default"
+
+
+def summariser_from_input(where: str, value: str, players: int) -> str | None:
+    """The summariser a command line or game file names, as the Python API takes it: None for
+    ``default`` (the model of every seat), ``seat:N`` with N a seat of the table, or a model spec
+    (built once here, so a bad one is refused before the game); else one line naming the forms."""
+    # The models load here, not with this module: the command line names settings without them.
+    from mafia.human import is_human
+    from mafia.models.factory import ModelSpecError, resolve_model
+
+    text = value.strip()
+    if text.casefold() == DEFAULT_SUMMARISER:
+        return None
+    seat = text.removeprefix("seat:")
+    if seat != text:
+        if not seat.isdigit() or not 1 <= int(seat) <= players:
+            raise ValueError(f"{where}: {value!r} names no seat (1-{players}); use {SUMMARISER_FORMS}")
+        return f"seat:{int(seat)}"
+    if is_human(text):
+        raise ValueError(f"{where}: a person cannot write the summaries; use {SUMMARISER_FORMS}")
+    try:
+        resolve_model(text)
+    except ModelSpecError:
+        raise ValueError(f"{where}: {value!r} is no model spec; use {SUMMARISER_FORMS}") from None
+    return text

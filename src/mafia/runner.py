@@ -395,11 +395,13 @@ def resume_game(
     on_prompt: Callable[[JSON], None] | None = None,
     run_config: RunnableConfig | None = None,
     human: Respond | None = None,
+    summariser: ModelLike | None = None,
 ) -> dict[str, Any]:
     """Go on with a checkpointed game from where it stopped and return the final state.
 
     The run goes on as it was started (``mafia.run_record``): its models, people, policy and
-    retries. Whatever is given here must equal the record, else ``RunMismatch`` names both values;
+    retries and summariser. Whatever is given here must equal the record, else ``RunMismatch`` names
+    both values;
     ``change`` ("model", "policy") allows such a change, which is logged as a ``run_changed``
     event. A model given as an instance must be given again. With ``out_dir``, the logs in
     ``out_dir/<thread_id>/`` are checked against the checkpoint and only their missing tail is
@@ -412,7 +414,7 @@ def resume_game(
     if not is_saved(checkpointer, thread_id):
         raise GameNotFound(f"no checkpointed game with thread id {thread_id!r}")
     values = graph.get_state(cfg).values
-    context = resumed_context(values, model, seat_models, policy, max_retries, change, human)
+    context = resumed_context(values, model, seat_models, policy, max_retries, change, human, summariser)
     lock: RunLock | None = None
     folder = Path(out_dir) / thread_id if out_dir is not None else None
     if folder is not None:
@@ -474,22 +476,28 @@ def resumed_context(
     max_retries: int | None,
     change: Sequence[str],
     human: Respond | None,
+    summariser: ModelLike | None = None,
 ) -> GameContext:
-    """The context a resume plays with: the run's record with what was given put over it, checked
-    against the record before any log is touched (RunMismatch for a change not allowed)."""
+    """The context a resume plays with: the run's record with what was given put over it (the
+    recorded summariser unless one is given), checked against the record before any log is touched
+    (RunMismatch for a change not allowed)."""
     recorded = values.get("run")
     if recorded is None:  # a game checkpointed before its run was recorded: as given, or defaults
-        return _context(
+        context = _context(
             model or "house", seat_models, policy, 2 if max_retries is None else max_retries, human
         )
-    base = context_from_record(recorded) if model is None or seat_models is None else None
+        return dataclasses.replace(context, summariser=summariser)
+    base = context_from_record(recorded)
     context = _context(
-        model if model is not None else cast(GameContext, base).model,
-        seat_models if seat_models is not None else cast(GameContext, base).seat_models,
+        model if model is not None else base.model,
+        seat_models if seat_models is not None else base.seat_models,
         policy or policy_from_record(recorded),
         recorded["max_retries"] if max_retries is None else max_retries,
         human,
         change,
+    )
+    context = dataclasses.replace(
+        context, summariser=summariser if summariser is not None else base.summariser
     )
     run_of(values, context)  # refuses a change not allowed, before anything is written
     return context

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from mafia.checks import check_out_dir, parse_roles
+from mafia.checks import (
+    RetriesOption,
+    RolesOption,
+    SummariserOption,
+    check_out_dir,
+    check_summariser,
+    parse_roles,
+)
 from mafia.cli_frame import ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
 from mafia.game_settings import SettingError
@@ -21,6 +28,18 @@ from mafia.game_settings import SettingError
 if TYPE_CHECKING:
     from mafia.arena.spec import Contestant
     from mafia.state import JSON
+
+# The options an arena and a tournament share, declared once.
+ConcurrencyOption = Annotated[int, typer.Option(help="Games played at once.")]
+RoundCapOption = Annotated[int | None, typer.Option(help="Rounds before a game is a draw.")]
+ServerOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Play the games on a LangGraph server (e.g. http://127.0.0.1:2024).", show_default=False
+    ),
+]
+ProgressOption = Annotated[bool, typer.Option(help="No progress bar; only the result.")]
+
 
 arena_app = typer.Typer(
     invoke_without_command=True,
@@ -80,11 +99,11 @@ def arena(
         ),
     ] = None,
     model: Annotated[list[str] | None, typer.Option(help=MODEL_HELP, show_default=False)] = None,
-    concurrency: Annotated[int, typer.Option(help="Games played at once.")] = 4,
+    concurrency: ConcurrencyOption = 4,
     seed_start: Annotated[int, typer.Option(help="The first seed; the games play consecutive seeds.")] = 0,
-    roles: Annotated[str | None, typer.Option(help="Role counts, e.g. 'mafia=3,doctor=1'.")] = None,
-    round_cap: Annotated[int | None, typer.Option(help="Rounds before a game is a draw.")] = None,
-    max_retries: Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")] = 2,
+    roles: RolesOption = None,
+    round_cap: RoundCapOption = None,
+    max_retries: RetriesOption = 2,
     out: Annotated[Path, typer.Option(help="Folder of the arena's results (OUT/arena-<id>/).")] = Path(
         "runs"
     ),
@@ -94,13 +113,9 @@ def arena(
             "--id", help="The arena's id; by default one derived from the arguments.", show_default=False
         ),
     ] = None,
-    server: Annotated[
-        str | None,
-        typer.Option(
-            help="Play the games on a LangGraph server (e.g. http://127.0.0.1:2024).", show_default=False
-        ),
-    ] = None,
-    quiet: Annotated[bool, typer.Option(help="No progress bar; only the result.")] = False,
+    server: ServerOption = None,
+    summariser: SummariserOption = None,
+    quiet: ProgressOption = False,
 ) -> None:
     """Play GAMES seeds with every policy and model, CONCURRENCY games at once; results and
     summary.json go to OUT/arena-<id>/. Running the same command again resumes a stopped arena:
@@ -131,6 +146,8 @@ def arena(
         "server": server,
         "progress": not quiet,
     }
+    if summariser is not None:  # an arena asked without one keeps its id (arena.json records it)
+        arguments["summariser"] = check_summariser("--summariser", summariser, players)
 
     def started(arena_dir: Path, total: int) -> None:
         console.print(

@@ -13,7 +13,7 @@ be read by the fact's age (the prompt's round minus the fact's).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mafia import events as ev
@@ -57,9 +57,10 @@ def _day_blocks(lines: Sequence[str]) -> dict[int, list[str]]:
     return blocks
 
 
-def _ballots_in(block: Sequence[str], revote: bool) -> set[tuple[str, str]]:
+def _ballots_in(block: Sequence[str], revote: bool, by_seat: Mapping[str, str]) -> set[tuple[str, str]]:
     """(voter, target) pairs a day's block states for its vote or its revote, in the verbatim form
-    ("Votes:" and "Revote votes:" lines) or the compressed one ("A, B voted C", "; revote: ...")."""
+    ("Votes:" and "Revote votes:" lines) or the compressed one ("A, B voted C", "; revote: ...");
+    ``by_seat`` reads ballots written by seat number ("4,6>2", under the prompt's seat legend)."""
     pairs: set[tuple[str, str]] = set()
     for line in block:
         m = anchors.BALLOTS_LINE.match(line)
@@ -68,8 +69,12 @@ def _ballots_in(block: Sequence[str], revote: bool) -> set[tuple[str, str]]:
                 pairs |= set(anchors.parse_ballots(m["ballots"]))
             continue
         first, _, again = line.partition("; revote: ")
-        for g in _VOTED_GROUP.finditer(again if revote else first):
+        part = again if revote else first
+        for g in _VOTED_GROUP.finditer(part):
             pairs |= {(v, g["target"].strip()) for v in anchors.split_names(g["voters"])}
+        for g in anchors.SEAT_BALLOTS.finditer(part) if by_seat else ():
+            target = by_seat.get(g["target"], "")
+            pairs |= {(by_seat.get(str(v), ""), target) for v in anchors.parse_numbers(g["voters"])}
     return pairs
 
 
@@ -162,6 +167,8 @@ def _day_facts(t: _Truth, lines: Sequence[str]) -> list[Fact]:
     """Each day in the transcript with its night death, vote and revote results and ballots."""
     facts: list[Fact] = []
     blocks = _day_blocks(lines)
+    legend = any(anchors.SEAT_LEGEND_LINE.match(line) for line in lines)
+    by_seat = anchors.seat_names(t.seats) if legend else {}
     for day in sorted(t.days):
         block = blocks.get(day)
         facts.append(Fact(f"day {day} in the transcript", day, block is not None))
@@ -174,7 +181,7 @@ def _day_facts(t: _Truth, lines: Sequence[str]) -> list[Fact]:
         kind = "revote" if vote.revote else "vote"
         result = any(_outcome(vote) in line for line in block)
         facts.append(Fact(f"day {vote.round} {kind} result '{_outcome(vote)}'", vote.round, result))
-        stated = _ballots_in(block, vote.revote)
+        stated = _ballots_in(block, vote.revote, by_seat)
         for b in vote.ballots:
             if b.target != SKIP:
                 name = f"day {vote.round} {kind} ballot {b.voter} -> {b.target}"
@@ -195,7 +202,11 @@ def day_fact_gaps(events: Sequence[ev.EventBase], text: str, through: int) -> li
 def _role_facts(t: _Truth, lines: Sequence[str], text: str, prompt: str) -> list[Fact]:
     """The player's own night facts: results, protections, and the Mafia's partners, kills, plans."""
     facts: list[Fact] = []
-    results = {(int(r["night"]), r["target"], r["result"]) for r in anchors.RESULT_LINE.finditer(text)}
+    results = {
+        (night, r["target"], r["result"])
+        for r in anchors.RESULT_LINE.finditer(text)
+        for night in anchors.nights_of(r)
+    }
     for night, target, result in sorted(t.results):
         name = f"investigation of night {night}: {target} is {result}"
         facts.append(Fact(name, night, (night, target, result) in results))
@@ -212,7 +223,11 @@ def _role_facts(t: _Truth, lines: Sequence[str], text: str, prompt: str) -> list
         facts.append(Fact(f"partners {expected}", 0, f"Your Mafia partners: {expected}" in lines))
     m = anchors.KILLS_LINE.search(text)
     kills = (
-        {(int(k["night"]), k["target"], k["outcome"]) for k in anchors.KILL_ENTRY.finditer(m["entries"])}
+        {
+            (night, k["target"], k["outcome"])
+            for k in anchors.KILL_ENTRY.finditer(m["entries"])
+            for night in anchors.nights_of(k)
+        }
         if m
         else set()
     )

@@ -141,5 +141,7 @@ def play_local(
         final = resume_game(slot.thread_id, **kwargs)
     else:
         clear_unstarted(slot.folder)
-        final = run_game(spec.setup(slot.seed), thread_id=slot.thread_id, **kwargs)
+        final = run_game(
+            spec.setup(slot.seed), thread_id=slot.thread_id, summariser=spec.summariser, **kwargs
+        )
     return finish(slot, final, tally, time.perf_counter() - start, resumed)

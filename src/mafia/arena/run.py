@@ -112,6 +112,7 @@ def run_arena(
     roles: Mapping[str, int] | None = None,
     round_cap: int | None = None,
     max_retries: int = 2,
+    summariser: str | None = None,
     server: str | None = None,
     progress: bool = False,
     on_start: Callable[[Path, int], None] | None = None,
@@ -126,7 +127,9 @@ def run_arena(
     games are skipped and stopped ones go on from their checkpoints. Games that stop with an error
     are listed under the summary's ``run.unfinished`` and resumed by the next call; a
     KeyboardInterrupt stops every game at its next step and is raised again once they have.
-    ``on_start`` receives the arena's folder and its number of games before the first game starts;
+    ``summariser`` writes the summaries of policies with summaries (a model spec or ``"seat:N"``;
+    by default each contestant's model). ``on_start`` receives the arena's folder and its number
+    of games before the first game starts;
     setting ``stop`` (from another thread) stops every game at its next step, as Ctrl-C does, but
     returns the summary.
     """
@@ -139,6 +142,7 @@ def run_arena(
         roles=roles,
         round_cap=round_cap,
         max_retries=max_retries,
+        summariser=summariser,
     )
     arena_dir, played = play_ask(
         spec,

@@ -56,6 +56,7 @@ def server_context(slot: GameSlot, spec: ArenaSpec) -> JSON:
         **slot.contestant.record(),
         "max_retries": spec.max_retries,
         "policy": asdict(slot.policy),
+        **({"summariser": spec.summariser} if spec.summariser is not None else {}),
     }
 
 

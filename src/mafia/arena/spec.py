@@ -83,6 +83,9 @@ class ArenaSpec:
     roles: Mapping[str, int] | None = None
     round_cap: int | None = None
     max_retries: int = 2
+    summariser: str | None = None
+    """Who writes the summaries of policies with summaries (a spec or ``seat:N``; None: each
+    contestant's own model)."""
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -128,6 +131,8 @@ class ArenaSpec:
             "policies": [p.name for p in self.policies],
             "policy_settings": {p.name: asdict(p) for p in self.policies},
             "models": {c.label: c.record() for c in self.contestants},
+            # Only when given: the arenas asked without one keep the ids they had.
+            **({"summariser": self.summariser} if self.summariser is not None else {}),
         }
 
     def check_table(self) -> None:

@@ -11,7 +11,7 @@ counted exactly (o200k_base).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,12 +22,13 @@ from mafia.actions import ActionKind
 from mafia.context import extraction, safety, sections, tokens, transcript
 from mafia.context import memory as memory_cache
 from mafia.context.beliefs import BUDGET_STEPS, squeezed
+from mafia.context.compression import seat_numbers_readable
 from mafia.context.memory import memory_from_record
 from mafia.context.policy import ContextPolicy
 from mafia.context.recall import RECALL_RESERVE
 from mafia.context.record import read_view
 from mafia.context.situation import Situation
-from mafia.context.tasks import task
+from mafia.context.tasks import repeats_history, task
 from mafia.context.transcript import RoundEntry, TranscriptManager
 from mafia.context.transcript_text import transcript_body
 from mafia.events import EventBase
@@ -111,6 +112,18 @@ class RenderedPrompt:
 
 Part = tuple[str, str, bool]  # (section name, text, stable)
 
+# The ways a token budget writes facts shorter, none lost, in the order it takes them (each is
+# also the trim note): old days' ballots by seat number, today's trimmed speeches' nominations
+# by seat number, today's speaking order as the seat order it is, a night task's history left to
+# the list the prompt holds, the nights of one kill or investigation result as one entry, and
+# (a belief, not a fact) suspicions at level 0 archived for recall.
+DAYS_BY_SEAT = "earlier days by seat number"
+SPEECHES_BY_SEAT = "trimmed speeches by seat number"
+ORDER_BY_SEAT = "speaking order by seat"
+HISTORY_ONCE = "task's history left to its list"
+NIGHTS_GROUPED = "night lists grouped by outcome"
+QUIET_SUSPICIONS = "suspicions at 0 archived"
+
 
 def _counted(parts: Sequence[Part]) -> list[Section]:
     """Sections of one message; each counts its separator, so the counts add up to the message."""
@@ -128,7 +141,12 @@ class _Hot:
     Trimmed oldest first: earlier verbatim days are compressed, then the player's own older
     reasonings leave the memory, then the recent-events digest (a repeat of the transcript) goes,
     then the current day's speeches shrink to their facts (never for a ballot, which must see the
-    whole day). Frozen sections, cold summaries, engine facts and the task are never trimmed.
+    whole day). Then the facts themselves are written shorter, none lost: the compressed days with
+    ballots by seat number, today's speaking order as the seat order it is, a night task's list of
+    past protections or results left to the list the prompt already holds, the nights of one kill
+    or result as one entry; with recall, a day that is over (at night) is compressed too. Frozen
+    sections, cold summaries and engine facts are never dropped, except by ``recall_oldest_facts``
+    (a policy with recall, as a last resort).
     """
 
     compressed: list[RoundEntry]
@@ -138,7 +156,23 @@ class _Hot:
     """Steps of ``beliefs.BUDGET_STEPS`` left to take (policies that prune beliefs)."""
     searchable: bool = False
     """Whether the player can recall trimmed words (then a ballot's day may shrink to facts too)."""
+    seat_numbers: bool = False
+    """Whether the compressed days may be written with ballots by seat number."""
+    order_by_seat: bool = False
+    """Whether today's speaking order can be said as the seat order from its first speaker."""
+    repeated_history: bool = False
+    """Whether the task repeats a history the prompt lists elsewhere."""
+    repeated_nights: bool = False
+    """Whether the player's night lists repeat an outcome (a kill, a result) on several nights."""
+    quiet_suspicions: bool = False
+    """Whether beliefs are pruned and some suspicion stands at level 0."""
+    shortened: set[str] = field(default_factory=set)
+    """The shorter writings of facts (``DAYS_BY_SEAT``...) taken so far."""
     trimmed_speeches: int = 0
+    unballoted: int = 0
+    """The oldest compressed days shown without their ballots, which recall finds."""
+    recalled: int = 0
+    """The oldest compressed days left out of the prompt, which recall finds."""
     beliefs_squeezed: int = 0
     plans_dropped: bool = False
     bare_trimmed: bool = False
@@ -184,15 +218,56 @@ class _Hot:
             self.bare_trimmed = True
             self.notes.append("accusations and claims of trimmed speeches")
             return True
+        for shorter, applies in self._shorter().items():
+            if applies and shorter not in self.shortened:
+                self.shortened.add(shorter)
+                self.notes.append(shorter)
+                return True
+        # At night the day is over: with recall its words are one search away, like older days'.
+        if self.searchable and len(self.verbatim) == 1 and self.verbatim[0].closed:
+            closed = self.verbatim.pop()
+            self.compressed.append(closed)
+            self.notes.append(f"compressed day {closed.number}")
+            return True
         return False
+
+    def _shorter(self) -> dict[str, bool]:
+        """Each way of writing facts shorter, in the order taken, and whether it applies."""
+        return {
+            DAYS_BY_SEAT: self.seat_numbers and bool(self.compressed),
+            SPEECHES_BY_SEAT: self.seat_numbers and self.bare_trimmed,
+            ORDER_BY_SEAT: self.order_by_seat,
+            HISTORY_ONCE: self.repeated_history,
+            NIGHTS_GROUPED: self.repeated_nights,
+            QUIET_SUSPICIONS: self.quiet_suspicions,
+        }
+
+    def recall_oldest_facts(self) -> bool:
+        """Leave the oldest compressed day's ballots out of the prompt, or once no day shows any,
+        the oldest day itself (its facts stay in the player's record, one search away): only with
+        recall, once nothing else can be trimmed."""
+        if not self.searchable or self.recalled >= len(self.compressed):
+            return False
+        if self.unballoted < len(self.compressed):
+            self.notes.append(f"ballots of day {self.compressed[self.unballoted].number} left to recall")
+            self.unballoted += 1
+        else:
+            self.notes.append(f"day {self.compressed[self.recalled].number} left to recall")
+            self.recalled += 1
+        return True
 
     def memory(self, memory: PlayerMemory) -> PlayerMemory:
         """The memory without the reasonings trimmed so far (oldest first) and with the beliefs
         squeezed as far as the budget asked."""
-        if not self.reasonings_dropped and not self.beliefs_squeezed and not self.plans_dropped:
+        quiet = QUIET_SUSPICIONS in self.shortened
+        if not self.reasonings_dropped and not self.beliefs_squeezed and not self.plans_dropped and not quiet:
             return memory
         kept = memory.recent_reasoning[self.reasonings_dropped :]
         beliefs, archived = squeezed(memory.beliefs, memory.archived_beliefs, self.beliefs_squeezed)
+        if quiet:  # still in the recall index, as every archived belief
+            loud = [x for x in beliefs.suspicions if x.level != 0]
+            archived += len(beliefs.suspicions) - len(loud)
+            beliefs = beliefs.model_copy(update={"suspicions": loud})
         plans = "" if self.plans_dropped else memory.strategy_summary
         return memory.model_copy(
             update={
@@ -202,6 +277,37 @@ class _Hot:
                 "strategy_summary": plans,
             }
         )
+
+
+def _fitted(
+    policy: ContextPolicy,
+    s: Situation,
+    hot: _Hot,
+    head_tokens: int,
+    body: list[Section],
+    has_recent: bool,
+    user_parts: Callable[[], list[Part]],
+) -> list[Section]:
+    """The user message's sections trimmed to the policy's token budget.
+
+    With recall the prompt aims to leave ``RECALL_RESERVE`` tokens free for the turn's searches;
+    once nothing is left to trim it may use that room too (the turn then offers no recall). Only a
+    prompt still over the whole budget loses facts: the oldest compressed days' ballots, then the
+    days, go to the player's record, until it fits (a policy without recall never loses one: it is
+    logged over budget).
+    """
+    budget = policy.token_budget or 0
+    target = budget - (RECALL_RESERVE if policy.searches else 0)
+    size = head_tokens + sum(x.tokens for x in body)
+    while size > target:
+        # Facts leave the prompt only while it is over the whole budget, never for recall's room.
+        if not (hot.trim_once(s, has_recent) or (size > budget and hot.recall_oldest_facts())):
+            if size > budget:
+                hot.notes.append(f"over budget by {size - budget} tokens with nothing left to trim")
+            break
+        body = _counted(user_parts())
+        size = head_tokens + sum(x.tokens for x in body)
+    return body
 
 
 def build_context(
@@ -247,18 +353,25 @@ def build_context(
         list(verbatim),
         len(memory.recent_reasoning),
         belief_steps=steps,
-        searchable=policy.recall,
+        searchable=policy.searches,
+        seat_numbers=seat_numbers_readable(record.seats),
+        repeated_history=repeats_history(s),
+        order_by_seat=s.action in sections.SPEECH_STEPS and sections.seat_order_from(s) is not None,
+        repeated_nights=sections.has_repeated_outcomes(s, memory.facts.kill_history),
+        quiet_suspicions=policy.prune_beliefs and any(x.level == 0 for x in memory.beliefs.suspicions),
     )
 
-    state: Part = ("state", sections.state(s), False)
-    role_parts: list[Part] = []
-    if s.role is Role.MAFIA:
-        role_parts.append(("mafia_info", sections.mafia_info(s, memory.facts.kill_history), False))
-    if s.role is Role.DETECTIVE:
-        role_parts.append(("investigations", sections.investigations(s), False))
+    kills = memory.facts.kill_history
+
+    def role_parts() -> list[Part]:
+        if s.role is Role.MAFIA:
+            return [("mafia_info", sections.mafia_info(s, kills, NIGHTS_GROUPED in hot.shortened), False)]
+        if s.role is Role.DETECTIVE:
+            return [("investigations", sections.investigations(s, NIGHTS_GROUPED in hot.shortened), False)]
+        return []
+
     recent_text = sections.recent(s) if policy.recent_events else ""
     defense_text = sections.defense(s) if action in (ActionKind.DEFENSE, ActionKind.REVOTE) else ""
-    task_part: Part = ("task", task(s), False)
 
     def user_parts() -> list[Part]:
         body = transcript_body(
@@ -269,28 +382,25 @@ def build_context(
             bare_trimmed=hot.bare_trimmed,
             ledger=policy.claims_ledger,
             summary=summary,
+            by_seat=DAYS_BY_SEAT in hot.shortened,
+            speeches_by_seat=SPEECHES_BY_SEAT in hot.shortened,
+            unballoted=hot.unballoted,
+            recalled=hot.recalled,
         )
-        parts: list[Part] = [("transcript", sections.transcript(body), False), state, identity, *role_parts]
+        state: Part = ("state", sections.state(s, ORDER_BY_SEAT in hot.shortened), False)
+        parts: list[Part] = [("transcript", sections.transcript(body), False), state, identity, *role_parts()]
         if recent_text and not hot.recent_dropped:
             parts.append(("recent_events", recent_text, False))
         if defense_text:
             parts.append(("defense", defense_text, False))
         parts.append(("memory", sections.memory(hot.memory(memory)), False))
-        return [*parts, task_part]
+        return [*parts, ("task", task(s, HISTORY_ONCE in hot.shortened), False)]
 
     head = _counted(system)
     body = _counted(user_parts())
     head_tokens = sum(x.tokens for x in head)
     if policy.token_budget is not None:
-        # With recall, the turn's searches must fit under the budget too: the prompt leaves room.
-        budget = policy.token_budget - (RECALL_RESERVE if policy.recall else 0)
-        while head_tokens + sum(x.tokens for x in body) > budget:
-            if not hot.trim_once(s, bool(recent_text)):
-                over = head_tokens + sum(x.tokens for x in body) - budget
-                hot.notes.append(f"over budget by {over} tokens with nothing left to trim")
-                break
-            body = _counted(user_parts())
-
+        body = _fitted(policy, s, hot, head_tokens, body, bool(recent_text), user_parts)
     all_sections = (*head, *body)
     return RenderedPrompt(
         player=player,

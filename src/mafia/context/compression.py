@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mafia.context.extraction import extract
+from mafia.prompts import anchors
 from mafia.rules import SKIP
 from mafia.schemas import (
     BallotLine,
@@ -64,11 +65,14 @@ def seat_order(seats: Sequence[str]) -> dict[str, int]:
     return {name: i for i, name in enumerate(seats)}
 
 
-def group_ballots(ballots: Sequence[BallotLine], seats: Sequence[str]) -> str:
+def group_ballots(ballots: Sequence[BallotLine], seats: Sequence[str], by_seat: bool = False) -> str:
     """Who voted with whom, e.g. "Player 1, Player 2 voted Player 5; the rest skipped".
 
     Targets with the most votes come first (then by seat), voters by seat; skips are not listed by
     name (the voters are the players alive that day), so an all-skip vote costs two words.
+    ``by_seat`` writes players as seat numbers ("1-3,7>5") and leaves skips unsaid: the
+    form a token budget condenses old days to, under a legend saying so
+    (``anchors.format_seat_legend``).
     """
     if not ballots:
         return ""
@@ -78,21 +82,32 @@ def group_ballots(ballots: Sequence[BallotLine], seats: Sequence[str]) -> str:
         voters.setdefault(ballot.target, []).append(ballot.voter)
     chosen = [t for t in voters if t != SKIP]
     if not chosen:
-        return ALL_SKIPPED
+        return "" if by_seat else ALL_SKIPPED
     chosen.sort(key=lambda t: (-len(voters[t]), order.get(t, len(order)), t))
-    groups = [
-        ", ".join(sorted(voters[t], key=lambda v: (order.get(v, len(order)), v))) + f" voted {t}"
-        for t in chosen
-    ]
-    if SKIP in voters:
+    groups = []
+    for target in chosen:
+        ranked = sorted(voters[target], key=lambda v: (order.get(v, len(order)), v))
+        if by_seat:
+            seats_of = [order[v] + 1 for v in ranked]
+            groups.append(f"{anchors.format_numbers(seats_of, ',')}>{order[target] + 1}")
+        else:
+            groups.append(f"{', '.join(ranked)} voted {target}")
+    if SKIP in voters and not by_seat:
         groups.append(REST_SKIPPED)
-    return "; ".join(groups)
+    return (";" if by_seat else "; ").join(groups)
 
 
-def result_line(outcome: VoteOutcome, ballots: Sequence[BallotLine], seats: Sequence[str]) -> str:
+def result_line(
+    outcome: VoteOutcome, ballots: Sequence[BallotLine], seats: Sequence[str], by_seat: bool = False
+) -> str:
     """A vote's outcome with its grouped ballots, e.g. "no elimination (all skipped)"."""
-    grouped = group_ballots(ballots, seats)
+    grouped = group_ballots(ballots, seats, by_seat)
     return f"{outcome} ({grouped})" if grouped else outcome
+
+
+def seat_numbers_readable(seats: Sequence[str]) -> bool:
+    """Whether voters may be written as seat numbers: no player's name is itself a number."""
+    return not any(name.strip().isdigit() for name in seats)
 
 
 def vote_line(transcript: DayRoundTranscript, seats: Sequence[str]) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mafia.context.semantic import SEMANTIC, semantic_available
+
 # The specification's defaults, here so that naming a policy (the command line's options) needs
 # none of the modules that render what the settings choose.
 DEFAULT_VERBATIM_ROUNDS = 2  # the current and the previous round verbatim
@@ -22,7 +24,7 @@ def _auto_name(policy: ContextPolicy) -> str:
     if policy.summary:
         parts.append(f"summary{policy.summary_every}-bullets{policy.bullet_rounds}")
     if policy.recall:
-        parts.append("recall")
+        parts.append("recall" if policy.recall is True else f"recall-{policy.recall}")
     if policy.prune_beliefs:
         parts.append("pruned")
     return "-".join(parts)
@@ -44,7 +46,8 @@ class ContextPolicy:
     ``bullet_rounds`` days after the window with one model-written summary of the public record,
     rewritten every ``summary_every`` rounds and on a death or a new role claim, checked against
     the log, with the compressed lines as its logged fallback (``context.summary``); ``recall``
-    lets a player search its own past view within a turn (``context.recall``); ``prune_beliefs``
+    lets a player search its own past view within a turn (``context.recall``), ranked by BM25, or
+    with ``recall="semantic"`` by sentence embeddings (the ``semantic`` extra); ``prune_beliefs``
     keeps belief entries by the turn they last changed: hot in full, warm condensed, cold ones only
     through ``recall`` (``context.beliefs``).
     """
@@ -59,7 +62,7 @@ class ContextPolicy:
     summary: bool = False
     summary_every: int = 2
     bullet_rounds: int = 0
-    recall: bool = False
+    recall: bool | str = False
     prune_beliefs: bool = False
     name: str = field(default="")
 
@@ -74,8 +77,21 @@ class ContextPolicy:
             raise ValueError(f"summary_every must be 1 or more, got {self.summary_every}")
         if self.bullet_rounds < 0:
             raise ValueError(f"bullet_rounds must be 0 or more, got {self.bullet_rounds}")
+        if self.recall not in (False, True, SEMANTIC):
+            raise ValueError(
+                f"recall must be true, false or {SEMANTIC!r} (ranked by embeddings), got {self.recall!r}"
+            )
+        if self.recall == SEMANTIC and not semantic_available():
+            raise ValueError(
+                f"recall {SEMANTIC!r} needs the semantic extra: pip install 'mafia-graph[semantic]'"
+            )
         if not self.name:
             object.__setattr__(self, "name", _auto_name(self))
+
+    @property
+    def searches(self) -> bool:
+        """Whether players may call ``recall`` within a turn (ranked either way)."""
+        return self.recall is not False
 
 
 class UnknownPolicy(ValueError):

@@ -5,7 +5,8 @@ and nothing else, so a search can never return what the player may not see: publ
 defenses, last words, votes and deaths; its own night results (protections, investigations, the
 team's kills); for the Mafia the night-zero plans and the team's talk; its own past reasoning;
 and its beliefs pruned out of the prompt (``context.beliefs``). Ranking is BM25 (``bm25s``) over
-lower-cased word tokens, digits kept, so "Player 3" finds Player 3. Every hit carries its day
+lower-cased word tokens, digits kept, so "Player 3" finds Player 3; a policy with
+``recall="semantic"`` ranks by sentence embeddings instead (``context.semantic``). Every hit carries its day
 and speaker; player text stays quoted and made safe, as everywhere in a prompt.
 """
 
@@ -20,9 +21,11 @@ import bm25s
 import numpy as np
 from pydantic import BaseModel, Field
 
+from mafia.context import semantic
 from mafia.context.beliefs import belief_entries
 from mafia.context.record import GameRecord
 from mafia.context.safety import quote_text
+from mafia.context.semantic import SEMANTIC
 from mafia.context.transcript import vote_outcome
 from mafia.rules import Role
 
@@ -163,9 +166,12 @@ def documents(record: GameRecord) -> list[Document]:
     return docs
 
 
-def search(docs: Sequence[Document], query: str, k: int = HITS) -> list[Document]:
-    """The ``k`` documents BM25 ranks highest for ``query`` (only those sharing a word with it),
-    best first, ties in log order (deterministic)."""
+def search(docs: Sequence[Document], query: str, k: int = HITS, ranking: bool | str = True) -> list[Document]:
+    """The ``k`` documents ranked highest for ``query``, best first, ties in log order
+    (deterministic): by BM25 (only those sharing a word with it), or with ``ranking`` "semantic"
+    by their embeddings' similarity (``context.semantic``, the ``semantic`` extra)."""
+    if ranking == SEMANTIC:
+        return [docs[i] for i in semantic.rank([d.line for d in docs], query, k)]
     wanted = tokens(query)
     if not docs or not wanted:
         return []

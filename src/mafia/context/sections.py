@@ -56,7 +56,7 @@ def identity_text(me: str, role: Role, persona: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def rules_text(seats: tuple[str, ...], composition_text: str, round_cap: int) -> str:
+def rules_text(seats: tuple[str, str], composition_text: str, round_cap: int) -> str:
     """The rules summary for this table (stable for the whole game)."""
     return render(
         "sections/rules",
@@ -86,13 +86,32 @@ SPEECH_STEPS = frozenset({ActionKind.SPEAK, ActionKind.DEFENSE})
 # ---- dynamic sections ----------------------------------------------------------------------
 
 
-def state(s: Situation) -> str:
+def seat_order_from(s: Situation) -> str | None:
+    """The first speaker, when today's speaking order is the living in seat order from them on
+    (as the rules make it), else None."""
+    order, living = s.speaking_order, s.living
+    if not order or order[0] not in living:
+        return None
+    i = living.index(order[0])
+    return order[0] if living[i:] + living[:i] == order else None
+
+
+def speaking_order_line(s: Situation, short: bool = False) -> str:
+    """Today's speaking order; ``short`` (under a token budget) says it as the seat order from the
+    first speaker, where it is that."""
+    first = seat_order_from(s) if short else None
+    if first is not None:
+        return f"Speaking order today: the living in seat order from {first} (then round from seat 1)"
+    return "Speaking order today: " + ", ".join(s.speaking_order)
+
+
+def state(s: Situation, short_order: bool = False) -> str:
     """Fresh ground truth: the round, exact living and dead lists, and while speeches go on the
     speaking order and today's nominees (a ballot's task lists them). The same for every player at
     the same step (the task says where the player speaks)."""
     day_lines: list[str] = []
     if s.action in SPEECH_STEPS and s.speaking_order:
-        day_lines.append("Speaking order today: " + ", ".join(s.speaking_order))
+        day_lines.append(speaking_order_line(s, short_order))
         day_lines.append(anchors.format_nominees(s.nominees))
     return render(
         "sections/state",
@@ -104,8 +123,38 @@ def state(s: Situation) -> str:
     )
 
 
-def mafia_info(s: Situation, kills: Sequence[KillRecord]) -> str:
-    """Partners and their status, the team's kills, and tonight's coordination so far."""
+def by_outcome(nights: Sequence[tuple[int, tuple[str, str]]]) -> list[tuple[list[int], tuple[str, str]]]:
+    """The nights of each outcome, in the order outcomes first came: how a long game's night lists
+    shrink under a token budget, no night lost."""
+    grouped: dict[tuple[str, str], list[int]] = {}
+    for night, what in nights:
+        grouped.setdefault(what, []).append(night)
+    return [(found, what) for what, found in grouped.items()]
+
+
+def has_repeated_outcomes(s: Situation, kills: Sequence[KillRecord]) -> bool:
+    """Whether the player's night lists (team kills, investigation results) repeat an outcome
+    that ``by_outcome`` would write once."""
+    return any(len(by_outcome(x)) < len(x) for x in (_kill_nights(kills), _result_nights(s)))
+
+
+def _kill_nights(kills: Sequence[KillRecord]) -> list[tuple[int, tuple[str, str]]]:
+    return [(k.round, (k.target, k.outcome)) for k in kills]
+
+
+def _result_nights(s: Situation) -> list[tuple[int, tuple[str, str]]]:
+    return [(i.round, (i.target, i.result)) for i in s.record.my_investigations]
+
+
+def _grouped(
+    nights: Sequence[tuple[int, tuple[str, str]]], group: bool
+) -> list[tuple[list[int], tuple[str, str]]]:
+    return by_outcome(nights) if group else [([n], what) for n, what in nights]
+
+
+def mafia_info(s: Situation, kills: Sequence[KillRecord], grouped: bool = False) -> str:
+    """Partners and their status, the team's kills (``grouped``: the nights of each outcome as
+    one entry), and tonight's coordination so far."""
     living = set(s.living)
     partners = [p for p in s.mafia if p != s.me]
     if not partners:
@@ -114,7 +163,8 @@ def mafia_info(s: Situation, kills: Sequence[KillRecord]) -> str:
         note = "All your partners are dead: you now act alone."
     else:
         note = ""
-    kill_lines = [anchors.format_kill(k.round, k.target, k.outcome) for k in kills]
+    entries = _grouped(_kill_nights(kills), grouped)
+    kill_lines = [anchors.format_kill(nights, t, outcome) for nights, (t, outcome) in entries]
     tonight: list[str] = []
     if s.action is ActionKind.NIGHT_ZERO and s.night_zero_notes:
         tonight.append("Strategies shared so far tonight:")
@@ -134,9 +184,11 @@ def mafia_info(s: Situation, kills: Sequence[KillRecord]) -> str:
     )
 
 
-def investigations(s: Situation) -> str:
-    """The Detective's results, one anchored line per night (or a note that there are none)."""
-    lines = [anchors.format_result(i.round, i.target, i.result) for i in s.record.my_investigations]
+def investigations(s: Situation, grouped: bool = False) -> str:
+    """The Detective's results, one anchored line per night (``grouped``: per player and result,
+    with its nights), or a note that there are none."""
+    entries = _grouped(_result_nights(s), grouped)
+    lines = [anchors.format_result(nights, t, result) for nights, (t, result) in entries]
     return render(
         "sections/investigations",
         header=anchors.INVESTIGATIONS,

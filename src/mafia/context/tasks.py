@@ -128,12 +128,28 @@ _VALUES: dict[ActionKind, Callable[[Situation], dict[str, str]]] = {
 }
 
 
-def task(s: Situation) -> str:
-    """The task section for the situation's action (header, constraints, targets, what to answer)."""
+# Where else the prompt lists a night role's past choices, for a task told not to repeat them.
+HISTORY_ELSEWHERE: dict[ActionKind, str] = {
+    ActionKind.PROTECT: "listed in your memory",
+    ActionKind.INVESTIGATE: "listed under your investigation results",
+}
+
+
+def repeats_history(s: Situation) -> bool:
+    """Whether the task repeats a history the prompt lists elsewhere (a Doctor's protections, a
+    Detective's results), which a token budget may leave to that list."""
+    if s.action is ActionKind.PROTECT:
+        return bool(s.record.my_protections)
+    return s.action is ActionKind.INVESTIGATE and bool(s.record.my_investigations)
+
+
+def task(s: Situation, history_elsewhere: bool = False) -> str:
+    """The task section for the situation's action (header, constraints, targets, what to answer);
+    ``history_elsewhere`` points to the list of past protections or results instead of repeating it."""
     spec = ACTIONS[s.action]
+    values = _VALUES[s.action](s)
+    if history_elsewhere and s.action in HISTORY_ELSEWHERE:
+        values["history"] = HISTORY_ELSEWHERE[s.action]
     return render(
-        spec.template,
-        header=anchors.format_task_header(s.action.value),
-        answer=spec.answer,
-        **_VALUES[s.action](s),
+        spec.template, header=anchors.format_task_header(s.action.value), answer=spec.answer, **values
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mafia.context.compression import PENDING, line_claims
+from mafia.context.compression import PENDING, line_claims, outcome_tied, result_line
 from mafia.context.extraction import extract
 from mafia.context.safety import quote_text
 from mafia.context.transcript import RoundEntry
@@ -38,10 +38,18 @@ def last_words_line(line: SpeechLine) -> str:
     return anchors.format_last_words(line.speaker, quote_text(line.text), line.claim)
 
 
-def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str], bare: bool = False) -> str:
+def trimmed_note(
+    lines: Sequence[SpeechLine], seats: Sequence[str], bare: bool = False, by_seat: bool = False
+) -> str:
     """Speeches dropped under the token budget, kept as facts: nominations, accusations, claims
     (``bare``: nominations only, when the words can be recalled and the claims ledger holds the
-    claims)."""
+    claims; ``by_seat`` also: speakers and nominees as seat numbers)."""
+    if bare and by_seat:
+        seat = {name: i for i, name in enumerate(seats, 1)}
+        said = [
+            f"{seat[x.speaker]}>{seat[x.nomination]}" if x.nomination else f"{seat[x.speaker]}" for x in lines
+        ]
+        return f"{TRIMMED_LABEL} by seat (10>8: seat 10 nominated seat 8): {', '.join(said)}"
     parts = []
     for line in lines:
         accused = extract(line.text, line.speaker, seats).accused if not bare else ()
@@ -58,7 +66,7 @@ def trimmed_note(lines: Sequence[SpeechLine], seats: Sequence[str], bare: bool =
 
 
 def verbatim_round(
-    tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 0, bare: bool = False
+    tr: DayRoundTranscript, seats: Sequence[str], trimmed: int = 0, bare: bool = False, by_seat: bool = False
 ) -> list[str]:
     """One round in full: dawn, speeches (the first ``trimmed`` reduced to facts), votes, words."""
     lines = [anchors.format_day_header(tr.round_number)]
@@ -68,7 +76,7 @@ def verbatim_round(
         lines.append(anchors.format_night_death(tr.round_number - 1, tr.night_kill))
     lines.append("Speeches:")
     if trimmed:
-        lines.append(trimmed_note(tr.speeches[:trimmed], seats, bare))
+        lines.append(trimmed_note(tr.speeches[:trimmed], seats, bare, by_seat))
     lines.extend(speech_line(s) for s in tr.speeches[trimmed:])
     if tr.vote_outcome == PENDING:  # the state names the step: the day's lines only grow
         return lines
@@ -107,8 +115,49 @@ def compressed_round(summary: CompressedRoundSummary) -> list[str]:
     return [f"{anchors.format_day_header(k)} {'; '.join(parts)}."]
 
 
+def seat_round(tr: DayRoundTranscript, seats: Sequence[str], ballots: bool = True) -> list[str]:
+    """One older round as its bare facts, ballots by seat number (under
+    ``anchors.format_seat_legend``): the night's death, each vote's outcome and who voted for whom
+    (not with ``ballots`` False); a quiet day reads "Day 4: no elimination." The nominations and
+    claims of ``compressed_round`` are left to recall and the claims ledger."""
+    k = tr.round_number
+    parts = [f"Night {k - 1} killed {tr.night_kill}"] if tr.night_kill is not None else []
+    votes, revote = (tr.votes, tr.revote) if ballots else ([], [])
+    parts.append(result_line(tr.vote_outcome, votes, seats, by_seat=True))
+    if outcome_tied(tr.vote_outcome):
+        parts.append("revote: " + result_line(tr.revote_outcome or PENDING, revote, seats, by_seat=True))
+    return [f"{anchors.format_day_header(k)} {'; '.join(parts)}."]
+
+
+def _span(entries: Sequence[RoundEntry]) -> str:
+    first, last = entries[0].number, entries[-1].number
+    return f"Day {first}" if first == last else f"Days {first}-{last}"
+
+
+def recalled_lines(compressed: Sequence[RoundEntry], unballoted: int, recalled: int) -> list[str]:
+    """What stands for the oldest days' facts once a token budget had no room for them: their
+    ballots (``unballoted`` days), then the days themselves (``recalled``) are in the record."""
+    lines = []
+    if recalled:
+        lines.append(
+            f"{_span(compressed[:recalled])}: left out for length; recall finds them in your record."
+        )
+    if unballoted > recalled:
+        gone = compressed[recalled:unballoted]
+        lines.append(f"{_span(gone)}: ballots left out for length; recall finds them in your record.")
+    return lines
+
+
 def _compressed_lines(entry: RoundEntry) -> list[str]:
     return compressed_round(entry.summary())
+
+
+def _seat_lines(entry: RoundEntry) -> list[str]:
+    return seat_round(entry.transcript, entry.seats)
+
+
+def _unballoted_lines(entry: RoundEntry) -> list[str]:
+    return seat_round(entry.transcript, entry.seats, ballots=False)
 
 
 def _verbatim_lines(entry: RoundEntry) -> list[str]:
@@ -151,9 +200,17 @@ def transcript_body(
     bare_trimmed: bool = False,
     ledger: bool = True,
     summary: ColdSummary | None = None,
+    by_seat: bool = False,
+    speeches_by_seat: bool = False,
+    unballoted: int = 0,
+    recalled: int = 0,
 ) -> str:
     """The transcript: the summary of the oldest days (policies with summaries), compressed days,
-    then recent days in full, then the claims ledger."""
+    then recent days in full, then the claims ledger.
+
+    Under a tight token budget the compressed days may be written ``by_seat`` (``seat_round``),
+    the ``unballoted`` oldest of them without their ballots and the ``recalled`` oldest left out,
+    for lines saying where they are."""
     if not compressed and not verbatim:
         return NO_ROUNDS
     blocks: list[str] = []
@@ -161,15 +218,26 @@ def transcript_body(
         blocks.append("\n".join([summary_label(summary.through), *summary_lines(summary.text)]))
     if compressed:
         lines = [COMPRESSED_LABEL]
-        for entry in compressed:
-            lines.extend(entry.lines("compressed", _compressed_lines))
+        if by_seat:
+            lines.append(anchors.format_seat_legend(compressed[0].seats))
+        lines.extend(recalled_lines(compressed, unballoted, recalled))
+        for i, entry in enumerate(compressed[recalled:], recalled):
+            if i < unballoted:
+                lines.extend(entry.lines("unballoted", _unballoted_lines))
+            elif by_seat:
+                lines.extend(entry.lines("by_seat", _seat_lines))
+            else:
+                lines.extend(entry.lines("compressed", _compressed_lines))
         blocks.append("\n".join(lines))
     if verbatim:
         lines = [VERBATIM_LABEL]
         last = len(verbatim) - 1
         for i, entry in enumerate(verbatim):
             if i == last and trimmed_speeches:
-                lines.extend(verbatim_round(entry.transcript, entry.seats, trimmed_speeches, bare_trimmed))
+                tr = entry.transcript
+                lines.extend(
+                    verbatim_round(tr, entry.seats, trimmed_speeches, bare_trimmed, speeches_by_seat)
+                )
             else:
                 lines.extend(entry.lines("verbatim", _verbatim_lines))
         blocks.append("\n".join(lines))

@@ -206,7 +206,7 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     asked: JSON | None = None
     tools: tuple[JSON, ...] = ()
     try:
-        if dialect == "stable" and recall_offered(state, model, game_context(runtime).policy.recall):
+        if dialect == "stable" and recall_offered(state, model, game_context(runtime).policy):
             tools = (RECALL_TOOL,)
             out, asked = ask_with_recall(model, schema, state["messages"], get_config())
         else:

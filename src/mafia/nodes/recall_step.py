@@ -21,7 +21,17 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
 
-from mafia.context.recall import MAX_RECALLS, RECALL_KIND, REFUSED, Recall, answer_text, documents, search
+from mafia.context.policy import ContextPolicy
+from mafia.context.recall import (
+    MAX_RECALLS,
+    RECALL_KIND,
+    RECALL_RESERVE,
+    REFUSED,
+    Recall,
+    answer_text,
+    documents,
+    search,
+)
 from mafia.context.record import read_view
 from mafia.context.tokens import count_tokens
 from mafia.models.factory import model_settings, provider_call
@@ -46,9 +56,12 @@ def can_call_tools(model: BaseChatModel) -> bool:
     return type(model).bind_tools is not BaseChatModel.bind_tools
 
 
-def recall_offered(state: PlayerTurnState, model: BaseChatModel, enabled: bool) -> bool:
-    """Offer the tool while the policy has it, the model takes tools and no refusal was given."""
-    return enabled and state.get("recalls", 0) <= MAX_RECALLS and can_call_tools(model)
+def recall_offered(state: PlayerTurnState, model: BaseChatModel, policy: ContextPolicy) -> bool:
+    """Offer the tool while the policy has it, the model takes tools and no refusal was given, and
+    the prompt left the token budget's room for searches (a prompt that needed it has none)."""
+    budget = policy.token_budget
+    room = budget is None or state["prompt"]["total_tokens"] <= budget - RECALL_RESERVE
+    return policy.searches and room and state.get("recalls", 0) <= MAX_RECALLS and can_call_tools(model)
 
 
 def ask_with_recall(
@@ -106,8 +119,9 @@ def recall_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[s
     else:
         player = req["player"]
         record = read_view(player_view(parsed_log(state["game_id"], state["events"]), player), player)
-        hits = [d.line for d in search(documents(record), call["query"])]
-        budget = game_context(runtime).policy.token_budget
+        policy = game_context(runtime).policy
+        hits = [d.line for d in search(documents(record), call["query"], ranking=policy.recall)]
+        budget = policy.token_budget
         used = context_tokens(state["messages"])
         content = _fitted(hits, None if budget is None else budget - used)
     attempts = list(state["attempts"])

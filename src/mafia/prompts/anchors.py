@@ -35,7 +35,10 @@ TASK_LINE = re.compile(r"^\[YOUR TASK: (?P<action>[A-Z_0-9]+)\]$", re.M)
 TARGETS_LINE = re.compile(r"^Valid targets: (?P<targets>.*)$", re.M)
 LIVING_LINE = re.compile(r"^Living: (?P<names>.*)$", re.M)
 PARTNERS_LINE = re.compile(r"^Your Mafia partners: (?P<partners>.*)$", re.M)
-RESULT_LINE = re.compile(r"^- Night (?P<night>\d+): (?P<target>.+?) is (?P<result>Mafia|Not Mafia)$", re.M)
+# "Night 3" or, for the nights of one outcome under a token budget, "Nights 3-5, 9" (``format_nights``).
+_NUMBERS = r"\d+(?:-\d+)?(?:, ?\d+(?:-\d+)?)*"
+_NIGHTS = r"Nights? (?P<night>\d+)(?P<more>(?:-\d+)?(?:, \d+(?:-\d+)?)*)"
+RESULT_LINE = re.compile(rf"^- {_NIGHTS}: (?P<target>.+?) is (?P<result>Mafia|Not Mafia)$", re.M)
 # The tail a speech, defense or last words carry when the speaker stated a role claim with them.
 CLAIM_TAIL = r"(?: \(claims (?:Mafia|Detective|Doctor|Town)\))?"
 SPEECH_LINE = re.compile(
@@ -68,8 +71,45 @@ def format_partners(partners: Sequence[tuple[str, bool]]) -> str:
     )
 
 
-def format_result(night: int, target: str, result: str) -> str:
-    return f"- Night {night}: {target} is {result}"
+def format_numbers(numbers: Sequence[int], sep: str = ", ") -> str:
+    """Ascending numbers, runs of three or more as a range: "1-3, 6, 8" (``sep`` between parts)."""
+    parts: list[str] = []
+    ordered = sorted(set(numbers))
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        if j - i >= 2:
+            parts.append(f"{ordered[i]}-{ordered[j]}")
+        else:
+            parts.extend(str(n) for n in ordered[i : j + 1])
+        i = j + 1
+    return sep.join(parts)
+
+
+def parse_numbers(text: str) -> list[int]:
+    """The numbers ``format_numbers`` wrote (with either separator)."""
+    out: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        first, _, last = part.partition("-")
+        out.extend(range(int(first), int(last or first) + 1))
+    return out
+
+
+def format_nights(nights: int | Sequence[int]) -> str:
+    """ "Night 3", or "Nights 3-5, 9" for several nights with one outcome."""
+    many = [nights] if isinstance(nights, int) else list(nights)
+    return f"Night {many[0]}" if len(many) == 1 else f"Nights {format_numbers(many)}"
+
+
+def nights_of(m: re.Match[str]) -> list[int]:
+    """The nights a matched result or kill entry stands for."""
+    return parse_numbers(m["night"] + m["more"])
+
+
+def format_result(night: int | Sequence[int], target: str, result: str) -> str:
+    return f"- {format_nights(night)}: {target} is {result}"
 
 
 def claim_tail(claim: str | None) -> str:
@@ -160,7 +200,7 @@ PROTECTIONS_LINE = re.compile(r"^Your protections: (?P<entries>.*)$", re.M)
 NIGHT_ENTRY = re.compile(r"(?:^|, )(?P<name>[^,]+?) \(night (?P<night>\d+)\)")
 # The Mafia's kills in Mafia info: "Team kills: Night 1: Player 7 (killed); Night 2: skip (skipped)".
 KILLS_LINE = re.compile(r"^Team kills: (?P<entries>.*)$", re.M)
-KILL_ENTRY = re.compile(r"Night (?P<night>\d+): (?P<target>[^;]+?) \((?P<outcome>killed|survived|skipped)\)")
+KILL_ENTRY = re.compile(rf"{_NIGHTS}: (?P<target>[^;]+?) \((?P<outcome>killed|survived|skipped)\)")
 
 
 def format_suspicions(levels: Sequence[tuple[str, int]]) -> str:
@@ -172,9 +212,9 @@ def format_protections(entries: Sequence[tuple[int, str]]) -> str:
     return "Your protections: " + ", ".join(f"{target} (night {night})" for night, target in entries)
 
 
-def format_kill(night: int, target: str, outcome: str) -> str:
+def format_kill(night: int | Sequence[int], target: str, outcome: str) -> str:
     """One entry of the Mafia's kills line, e.g. "Night 2: Player 3 (survived)"."""
-    return f"Night {night}: {target} ({outcome})"
+    return f"{format_nights(night)}: {target} ({outcome})"
 
 
 def format_round(phase: str, number: int) -> str:
@@ -200,6 +240,28 @@ def format_tied(names: Sequence[str]) -> str:
 def format_ballots(label: str, ballots: Sequence[tuple[str, str]]) -> str:
     """Every ballot of a vote, e.g. "Votes: Player 1 -> Player 5, Player 2 -> skip"."""
     return f"{label}: " + ", ".join(f"{voter} -> {target}" for voter, target in ballots)
+
+
+# Over old days written with ballots by seat number ("3,4>6": seats 3 and 4 voted for seat 6).
+SEAT_LEGEND_LINE = re.compile(r"^Ballots by seat number", re.M)
+SEAT_BALLOTS = re.compile(rf"(?:^|[(;]\s*)(?P<voters>{_NUMBERS})>(?P<target>\d+)(?=\s*[;)])")
+
+
+def format_seat_legend(seats: Sequence[str]) -> str:
+    """The legend of ballots by seat number: how one reads, which name each number stands for
+    (one example where every name is "Player <seat>"), and that voters not listed skipped."""
+    if all(name == f"Player {i}" for i, name in enumerate(seats, 1)):
+        key = "seat 3 is Player 3"
+    else:
+        key = ", ".join(f"{i} {name}" for i, name in enumerate(seats, 1))
+    return (
+        f"Ballots by seat number ({key}): 1-3,6>2 is seats 1, 2, 3 and 6 voting for seat 2; others skipped."
+    )
+
+
+def seat_names(seats: Sequence[str]) -> dict[str, str]:
+    """The name each seat number of ``format_seat_legend`` stands for."""
+    return {str(i): name for i, name in enumerate(seats, 1)}
 
 
 def parse_ballots(field: str) -> list[tuple[str, str]]:

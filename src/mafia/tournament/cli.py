@@ -10,8 +10,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from mafia.arena.cli import URL, exit_if_unfinished, parse_model, print_report, run_interruptibly
-from mafia.checks import check_out_dir, parse_roles
+from mafia.arena.cli import (
+    URL,
+    ConcurrencyOption,
+    ProgressOption,
+    RoundCapOption,
+    ServerOption,
+    exit_if_unfinished,
+    parse_model,
+    print_report,
+    run_interruptibly,
+)
+from mafia.checks import RetriesOption, RolesOption, check_out_dir, parse_roles
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
 from mafia.game_settings import SettingError
 
@@ -47,11 +57,11 @@ def tournament(
             show_default=DEFAULT_POLICY,
         ),
     ] = None,
-    concurrency: Annotated[int, typer.Option(help="Games played at once.")] = 4,
+    concurrency: ConcurrencyOption = 4,
     seed_start: Annotated[int, typer.Option(help="The first deal's seed; deals take consecutive seeds.")] = 0,
-    roles: Annotated[str | None, typer.Option(help="Role counts, e.g. 'mafia=3,doctor=1'.")] = None,
-    round_cap: Annotated[int | None, typer.Option(help="Rounds before a game is a draw.")] = None,
-    max_retries: Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")] = 2,
+    roles: RolesOption = None,
+    round_cap: RoundCapOption = None,
+    max_retries: RetriesOption = 2,
     out: Annotated[
         Path, typer.Option(help="Folder of the tournament's results (OUT/tournament-<id>/).")
     ] = Path("runs"),
@@ -61,13 +71,8 @@ def tournament(
             "--id", help="The tournament's id; by default one derived from the arguments.", show_default=False
         ),
     ] = None,
-    server: Annotated[
-        str | None,
-        typer.Option(
-            help="Play the games on a LangGraph server (e.g. http://127.0.0.1:2024).", show_default=False
-        ),
-    ] = None,
-    quiet: Annotated[bool, typer.Option(help="No progress bar; only the result.")] = False,
+    server: ServerOption = None,
+    quiet: ProgressOption = False,
 ) -> None:
     """Play GAMES games seating every MODEL at each table, CONCURRENCY at once; results, ratings
     and summary.json go to OUT/tournament-<id>/. Running the same command again resumes a stopped
