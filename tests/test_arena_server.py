@@ -4,9 +4,12 @@ byte-identical to the same games played in this process, and a stopped arena res
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -15,7 +18,8 @@ from langgraph_sdk import get_sync_client
 from arena_helpers import logs_of, run_stopped
 from langgraph_server import langgraph_dev
 from mafia.arena import run_arena
-from mafia.arena.server import ServerGames
+from mafia.arena.game import ArenaStopped, GameTally
+from mafia.arena.server import RESTREAMS, ServerGames, ServerRunError
 from mafia.arena.spec import ArenaError
 
 ARENA: dict[str, Any] = {
@@ -80,3 +84,54 @@ def test_a_server_needs_models_it_can_build(server: str, tmp_path: Path) -> None
     with pytest.raises(ArenaError, match=r"--server: model 'HouseModel' is a Python object"):
         run_arena(games=1, players=5, models=[HouseModel(seed=0)], server=server, out=tmp_path)
     assert not any(tmp_path.iterdir())
+
+
+class _Thread:
+    """A server's answers about one thread whose runs end early ``early`` times, then finish."""
+
+    def __init__(self, early: int) -> None:
+        self.early, self.streams, self.settled = early, [], 0
+        self.threads = SimpleNamespace(
+            get_state=lambda thread: {"next": ["day_start"], "values": {"step": "x"}}
+        )
+        self.runs = SimpleNamespace(list=lambda thread, limit: [{"status": "interrupted"}])
+
+    def stream(self, slot: Any, spec: Any, thread: str, start: Any, log: Any, tally: Any) -> dict[str, Any]:
+        self.streams.append(start)
+        return {"winner": "town"} if len(self.streams) > self.early else {"step": "x"}
+
+
+def _games_on(thread: _Thread, monkeypatch: pytest.MonkeyPatch) -> ServerGames:
+    games = ServerGames.__new__(ServerGames)
+    games.client = thread  # type: ignore[assignment]
+    monkeypatch.setattr(games, "_stream", thread.stream)
+    monkeypatch.setattr(games, "_settle", lambda thread_id: setattr(thread, "settled", thread.settled + 1))
+    return games
+
+
+def test_a_run_that_ends_early_goes_on_from_its_checkpoint_and_is_logged(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    thread = _Thread(early=RESTREAMS)
+    games = _games_on(thread, monkeypatch)
+    slot = SimpleNamespace(thread_id="full-history/house/seed-0")
+    final = games._play_out(slot, None, "t", {"setup": 1}, None, GameTally(threading.Event()))  # type: ignore[arg-type]
+    assert final == {"winner": "town"}
+    assert thread.streams == [{"setup": 1}, None, None] and thread.settled == RESTREAMS
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == RESTREAMS and "seed-0: the server's run ended before the game did" in warnings[0]
+
+
+def test_a_run_that_keeps_ending_early_leaves_the_game_unfinished(monkeypatch: pytest.MonkeyPatch) -> None:
+    thread = _Thread(early=RESTREAMS + 1)
+    games = _games_on(thread, monkeypatch)
+    slot = SimpleNamespace(thread_id="g")
+    with pytest.raises(
+        ServerRunError, match=r"ended before the game did \(runs, newest first: \['interrupted'\]\)"
+    ):
+        games._play_out(slot, None, "t", None, None, GameTally(threading.Event()))  # type: ignore[arg-type]
+    assert len(thread.streams) == RESTREAMS + 1
+    stopped = threading.Event()
+    stopped.set()
+    with pytest.raises(ArenaStopped):  # a stop asked for is not answered with another run
+        _games_on(_Thread(early=1), monkeypatch)._play_out(slot, None, "t", None, None, GameTally(stopped))  # type: ignore[arg-type]

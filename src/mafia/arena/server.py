@@ -12,6 +12,7 @@ to a local run's and a resume only ever appends to them.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 import uuid
@@ -30,9 +31,11 @@ from mafia.runner import RUN_FILE, RunLock, RunLog
 from mafia.state import JSON, InputState
 
 GRAPH_ID = "mafia"  # the graph langgraph.json exports
+RESTREAMS = 2  # new runs for a game whose run ended early without an error
 # The run input's one key (the game setup), read from the graph's input schema.
 (INPUT_KEY,) = InputState.__annotations__
 STREAM_MODES: list[StreamMode] = ["values", "custom"]
+_log = logging.getLogger(__name__)
 
 
 class ServerRunError(RuntimeError):
@@ -128,17 +131,44 @@ class ServerGames:
                     final = cast(JSON, saved["values"])
                     log.step(final)
                 else:
-                    final = self._stream(
+                    final = self._play_out(
                         slot, spec, thread_id, None if resumed else {INPUT_KEY: setup}, log, tally
                     )
-                    if final.get("winner") is None:
-                        statuses = [run["status"] for run in client.runs.list(thread_id, limit=100)]
-                        raise ServerRunError(
-                            f"the server's run ended before the game did (runs, newest first: {statuses})"
-                        )
             finally:
                 log.close()
             return finish(slot, final, tally, time.perf_counter() - start, resumed)
+
+    def _play_out(
+        self,
+        slot: GameSlot,
+        spec: ArenaSpec,
+        thread_id: str,
+        start: JSON | None,
+        log: RunLog,
+        tally: GameTally,
+    ) -> JSON:
+        """Stream the game's runs until it has a winner: a run that ends early without an error
+        (its stream dropped, or the server ended it) is followed by another from the thread's last
+        checkpoint, logged, up to ``RESTREAMS`` times; then ServerRunError (the game stays
+        resumable)."""
+        for attempt in range(RESTREAMS + 1):
+            final = self._stream(slot, spec, thread_id, start, log, tally)
+            if final.get("winner") is not None:
+                return final
+            tally.check()  # a stop asked for ends the game here, as a stop does
+            statuses = [run["status"] for run in self.client.runs.list(thread_id, limit=100)]
+            goes_on = bool(self.client.threads.get_state(thread_id)["next"])
+            if attempt == RESTREAMS or not goes_on:
+                break
+            _log.warning(
+                "%s: the server's run ended before the game did (runs, newest first: %s); "
+                "going on from the thread's last checkpoint",
+                slot.thread_id,
+                statuses,
+            )
+            self._settle(thread_id)
+            start = None if final else start
+        raise ServerRunError(f"the server's run ended before the game did (runs, newest first: {statuses})")
 
     def _stream(
         self,
