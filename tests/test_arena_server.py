@@ -96,7 +96,7 @@ class _Thread:
         )
         self.runs = SimpleNamespace(list=lambda thread, limit: [{"status": "interrupted"}])
 
-    def stream(self, slot: Any, spec: Any, thread: str, start: Any, log: Any, tally: Any) -> dict[str, Any]:
+    def stream(self, start: Any) -> dict[str, Any]:
         self.streams.append(start)
         return {"winner": "town"} if len(self.streams) > self.early else {"step": "x"}
 
@@ -104,7 +104,6 @@ class _Thread:
 def _games_on(thread: _Thread, monkeypatch: pytest.MonkeyPatch) -> ServerGames:
     games = ServerGames.__new__(ServerGames)
     games.client = thread  # type: ignore[assignment]
-    monkeypatch.setattr(games, "_stream", thread.stream)
     monkeypatch.setattr(games, "_settle", lambda thread_id: setattr(thread, "settled", thread.settled + 1))
     return games
 
@@ -114,8 +113,9 @@ def test_a_run_that_ends_early_goes_on_from_its_checkpoint_and_is_logged(
 ) -> None:
     thread = _Thread(early=RESTREAMS)
     games = _games_on(thread, monkeypatch)
-    slot = SimpleNamespace(thread_id="full-history/house/seed-0")
-    final = games._play_out(slot, None, "t", {"setup": 1}, None, GameTally(threading.Event()))  # type: ignore[arg-type]
+    final = games._play_out(
+        thread.stream, "full-history/house/seed-0", "t", {"setup": 1}, GameTally(threading.Event())
+    )
     assert final == {"winner": "town"}
     assert thread.streams == [{"setup": 1}, None, None] and thread.settled == RESTREAMS
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
@@ -125,13 +125,13 @@ def test_a_run_that_ends_early_goes_on_from_its_checkpoint_and_is_logged(
 def test_a_run_that_keeps_ending_early_leaves_the_game_unfinished(monkeypatch: pytest.MonkeyPatch) -> None:
     thread = _Thread(early=RESTREAMS + 1)
     games = _games_on(thread, monkeypatch)
-    slot = SimpleNamespace(thread_id="g")
     with pytest.raises(
         ServerRunError, match=r"ended before the game did \(runs, newest first: \['interrupted'\]\)"
     ):
-        games._play_out(slot, None, "t", None, None, GameTally(threading.Event()))  # type: ignore[arg-type]
+        games._play_out(thread.stream, "g", "t", None, GameTally(threading.Event()))
     assert len(thread.streams) == RESTREAMS + 1
     stopped = threading.Event()
     stopped.set()
     with pytest.raises(ArenaStopped):  # a stop asked for is not answered with another run
-        _games_on(_Thread(early=1), monkeypatch)._play_out(slot, None, "t", None, None, GameTally(stopped))  # type: ignore[arg-type]
+        again = _Thread(early=1)
+        _games_on(again, monkeypatch)._play_out(again.stream, "g", "t", None, GameTally(stopped))

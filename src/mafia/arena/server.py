@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from typing import cast
@@ -132,7 +132,11 @@ class ServerGames:
                     log.step(final)
                 else:
                     final = self._play_out(
-                        slot, spec, thread_id, None if resumed else {INPUT_KEY: setup}, log, tally
+                        lambda begin: self._stream(slot, spec, thread_id, begin, log, tally),
+                        slot.thread_id,
+                        thread_id,
+                        None if resumed else {INPUT_KEY: setup},
+                        tally,
                     )
             finally:
                 log.close()
@@ -140,19 +144,18 @@ class ServerGames:
 
     def _play_out(
         self,
-        slot: GameSlot,
-        spec: ArenaSpec,
+        stream: Callable[[JSON | None], JSON],
+        game: str,
         thread_id: str,
         start: JSON | None,
-        log: RunLog,
         tally: GameTally,
     ) -> JSON:
-        """Stream the game's runs until it has a winner: a run that ends early without an error
-        (its stream dropped, or the server ended it) is followed by another from the thread's last
-        checkpoint, logged, up to ``RESTREAMS`` times; then ServerRunError (the game stays
-        resumable)."""
+        """Stream the runs of ``game`` (``stream(input)`` is one run) until it has a winner: a run
+        that ends early without an error (its stream dropped, or the server ended it) is followed
+        by another from the thread's last checkpoint, logged, up to ``RESTREAMS`` times; then
+        ServerRunError (the game stays resumable)."""
         for attempt in range(RESTREAMS + 1):
-            final = self._stream(slot, spec, thread_id, start, log, tally)
+            final = stream(start)
             if final.get("winner") is not None:
                 return final
             tally.check()  # a stop asked for ends the game here, as a stop does
@@ -163,7 +166,7 @@ class ServerGames:
             _log.warning(
                 "%s: the server's run ended before the game did (runs, newest first: %s); "
                 "going on from the thread's last checkpoint",
-                slot.thread_id,
+                game,
                 statuses,
             )
             self._settle(thread_id)
