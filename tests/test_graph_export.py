@@ -49,6 +49,8 @@ def test_the_factory_refuses_a_runs_unknown_context_key() -> None:
     with pytest.raises(ValueError, match=r"^policy: no context policy 'ful-history'"):
         run_with({"policy": "ful-history"})
     assert run_with({"model": "house:2", "policy": "full-history"}) is _load_by_path()
+    # LangGraph's own keys, as a run sent with config.configurable carries them, are not refused.
+    assert run_with({"thread_id": "t", "checkpoint_ns": "", "langgraph_request_id": "r"}) is _load_by_path()
 
 
 def test_export_loads_by_path_without_a_checkpointer() -> None:

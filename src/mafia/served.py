@@ -21,5 +21,16 @@ def served_graph(runtime: ServerRuntime[Any]) -> Any:
     a wrong type or a bad value is one line naming the key and what is allowed)."""
     run = runtime.execution_runtime
     if run is not None and isinstance(run.context, Mapping):
-        GameContext(**run.context)
+        GameContext(**{k: v for k, v in run.context.items() if not _server_key(k)})
     return graph
+
+
+# A run sent with ``config.configurable`` instead of ``context`` has it copied in as the context,
+# and LangGraph's own keys there (``thread_id``, ``checkpoint_id``, ...) are not the game's to refuse.
+_SERVER_KEYS = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "run_id"})
+_SERVER_PREFIXES = ("__", "langgraph_", "x-", "assistant_", "graph_", "user_", "cron_")
+
+
+def _server_key(key: object) -> bool:
+    """Whether ``key`` is one that LangGraph or its server sets in a run's configurable."""
+    return isinstance(key, str) and (key in _SERVER_KEYS or key.startswith(_SERVER_PREFIXES))
