@@ -348,17 +348,23 @@ def build_context(
     if summary is not None:  # the days it covers are shown as the summary, not line by line
         compressed = [e for e in compressed if e.number > summary.through]
     steps = len(BUDGET_STEPS) if policy.prune_beliefs else 0
+    # What a budget could write shorter is looked for only under a budget (not on every call).
+    budgeted = policy.token_budget is not None
     hot = _Hot(
         list(compressed),
         list(verbatim),
         len(memory.recent_reasoning),
         belief_steps=steps,
         searchable=policy.searches,
-        seat_numbers=seat_numbers_readable(record.seats),
-        repeated_history=repeats_history(s),
-        order_by_seat=s.action in sections.SPEECH_STEPS and sections.seat_order_from(s) is not None,
-        repeated_nights=sections.has_repeated_outcomes(s, memory.facts.kill_history),
-        quiet_suspicions=policy.prune_beliefs and any(x.level == 0 for x in memory.beliefs.suspicions),
+        seat_numbers=budgeted and seat_numbers_readable(record.seats),
+        repeated_history=budgeted and repeats_history(s),
+        order_by_seat=budgeted
+        and s.action in sections.SPEECH_STEPS
+        and sections.seat_order_from(s) is not None,
+        repeated_nights=budgeted and sections.has_repeated_outcomes(s, memory.facts.kill_history),
+        quiet_suspicions=budgeted
+        and policy.prune_beliefs
+        and any(x.level == 0 for x in memory.beliefs.suspicions),
     )
 
     kills = memory.facts.kill_history

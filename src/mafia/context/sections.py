@@ -56,7 +56,7 @@ def identity_text(me: str, role: Role, persona: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def rules_text(seats: tuple[str, str], composition_text: str, round_cap: int) -> str:
+def rules_text(seats: tuple[str, ...], composition_text: str, round_cap: int) -> str:
     """The rules summary for this table (stable for the whole game)."""
     return render(
         "sections/rules",
