@@ -30,7 +30,10 @@ system-deps:
 # processes, servers and timeouts it tests, and the extra worker keeps the cores busy meanwhile.
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 
+# The package's bytecode is compiled first: the games the tests start in their own processes load
+# it instead of compiling the package each (a machine may set PYTHONDONTWRITEBYTECODE).
 pytest: $(STAMP) system-deps
+	$(BIN)/python -m compileall -q src
 	LANGSMITH_TRACING=false $(BIN)/pytest -q -n $(WORKERS) --dist worksteal
 
 test: lint typecheck pytest
