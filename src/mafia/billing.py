@@ -23,7 +23,6 @@ from functools import lru_cache
 from typing import Any
 
 from langchain_core.messages import BaseMessage
-from langchain_openai.chat_models.base import _convert_to_openai_response_format
 from openai.lib._parsing import type_to_response_format_param
 from pydantic import BaseModel
 
@@ -43,10 +42,16 @@ Schema = type[BaseModel] | Mapping[str, Any]
 
 def response_format(schema: Schema) -> JSON:
     """The ``response_format`` ChatOpenAI sends for ``with_structured_output(schema)`` (its default
-    json_schema method): langchain-openai's converter, then the OpenAI client's for a class."""
-    converted = _convert_to_openai_response_format(dict(schema) if isinstance(schema, Mapping) else schema)
-    if isinstance(converted, dict):
-        return converted
+    json_schema method): langchain-openai's converter, which hands a class on unchanged, then the
+    OpenAI client's for a class. The former is imported only for a mapping: it loads the whole
+    langchain-openai package, a fifth of a second at every start of a game that needs none of it."""
+    converted: Any = schema
+    if not isinstance(schema, type):
+        from langchain_openai.chat_models.base import _convert_to_openai_response_format
+
+        converted = _convert_to_openai_response_format(dict(schema))
+        if isinstance(converted, dict):
+            return converted
     return dict(type_to_response_format_param(converted))  # type: ignore[arg-type]
 
 
