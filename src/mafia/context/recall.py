@@ -17,8 +17,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import bm25s
-import numpy as np
 from pydantic import BaseModel, Field
 
 from mafia.context import semantic
@@ -175,11 +173,15 @@ def search(docs: Sequence[Document], query: str, k: int = HITS, ranking: bool | 
     wanted = tokens(query)
     if not docs or not wanted:
         return []
+    # Loaded on the first search: with numpy it is a tenth of a second at every start of a game,
+    # and only policies with recall ever search.
+    import bm25s
+
     corpus = [tokens(d.line) or ["_"] for d in docs]
     index = bm25s.BM25()
     index.index(corpus, show_progress=False)
-    scores = np.asarray(index.get_scores(wanted))
-    order = sorted(range(len(docs)), key=lambda i: (-float(scores[i]), i))
+    scores = [float(score) for score in index.get_scores(wanted)]
+    order = sorted(range(len(docs)), key=lambda i: (-scores[i], i))
     return [docs[i] for i in order[:k] if scores[i] > 0]
 
 
