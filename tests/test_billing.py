@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import random
 import statistics
@@ -15,9 +16,12 @@ import httpx
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
+from openai.lib._parsing import type_to_response_format_param
+from openai.lib._pydantic import _ensure_strict_json_schema
 from pydantic import BaseModel, ConfigDict, Field
 
-from mafia.actions import Answer, Suspicion
+from mafia.actions import ACTION_SCHEMAS, Answer, Suspicion
+from mafia.answers import constrained_schema
 from mafia.billing import (
     CACHE_MIN,
     GameCache,
@@ -27,10 +31,13 @@ from mafia.billing import (
     prefix_keys,
     response_format,
     schema_text,
+    strict_schema,
     turn_tokens,
 )
+from mafia.context.summary import SummaryAnswer
 from mafia.context.tokens import encode_count
 from mafia.prompts import anchors
+from mafia.protocol import ACTIONS
 from mafia.runner import run_game
 from peer_model import CHOICE_FIELDS, TEXT_ACTIONS, PeerModel
 
@@ -180,6 +187,69 @@ def test_the_schema_counted_is_the_response_format_chatopenai_sends() -> None:
     assert '"response_format":' + schema_text(Answer) in body
 
 
+class _Inner(BaseModel):
+    """A nested object."""
+
+    n: int
+
+
+class _Shapes(BaseModel):
+    """Every shape the strict form changes: a described nested object (a $ref beside a key), a
+    list of objects, a None default, a union, an open object."""
+
+    inner: _Inner = Field(description="described, so its $ref is inlined")
+    many: list[_Inner]
+    maybe: int | None = None
+    either: int | str
+    extra: dict[str, int]
+    fixed: _Inner
+
+
+def _game_schemas() -> list[type[BaseModel]]:
+    """Every class a game bills: the answer schema for each action, its re-ask copy with the
+    choice an enum, and the summariser's."""
+    schemas: list[type[BaseModel]] = [*ACTION_SCHEMAS.values(), SummaryAnswer]
+    for kind, schema in ACTION_SCHEMAS.items():
+        field = ACTIONS[kind].choice_field
+        if field is not None:
+            schemas += [
+                constrained_schema(schema, field, ["Ann", "Bo"], nullable) for nullable in (True, False)
+            ]
+    return schemas
+
+
+@pytest.mark.parametrize("schema", [*dict.fromkeys(_game_schemas()), _Shapes], ids=lambda s: s.__name__)
+def test_a_class_is_billed_with_the_strict_schema_the_openai_client_sends(schema: type[BaseModel]) -> None:
+    expected = type_to_response_format_param(schema)
+    assert response_format(schema) == expected
+    # the same text too: key order is part of what is sent
+    assert schema_text(schema) == json.dumps(expected, ensure_ascii=False, separators=(",", ":"))
+
+
+_DEFS = {"A": {"type": "object", "properties": {"x": {"type": "integer", "default": None}}}}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"a": {"allOf": [{"$ref": "#/$defs/A"}]}}, "$defs": _DEFS},
+        {"allOf": [{"$ref": "#/$defs/A"}, {"type": "object"}], "$defs": _DEFS},
+        {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/definitions/A", "title": "t"}},
+            "definitions": _DEFS,
+        },
+        {"type": "array", "items": {"anyOf": [{"type": "object"}, {"type": "null"}]}, "default": None},
+    ],
+    ids=["a-lone-allOf", "allOf", "definitions", "items-anyOf-default"],
+)
+def test_the_strict_form_of_a_schema_is_the_openai_clients(schema: dict[str, Any]) -> None:
+    """Shapes pydantic makes rarely, held against the client's own function."""
+    expected = copy.deepcopy(schema)
+    _ensure_strict_json_schema(expected, path=(), root=expected)
+    assert strict_schema(copy.deepcopy(schema)) == expected
+
+
 def test_a_per_call_json_schema_copy_is_counted_as_sent() -> None:
     schema = Answer.model_json_schema()
     schema["properties"]["choice"]["enum"] = ["Player 2", "skip"]
@@ -188,18 +258,18 @@ def test_a_per_call_json_schema_copy_is_counted_as_sent() -> None:
     assert schema_text(schema) != schema_text(Answer)
 
 
-def test_a_house_game_starts_without_langchain_openai_or_the_ranking_library() -> None:
+def test_a_house_game_starts_without_the_openai_client_or_the_ranking_library() -> None:
     """A game billed on its own schema classes, under a policy without recall, loads neither the
-    whole langchain-openai package nor bm25s with numpy: each a fifth or a tenth of a second at
-    every start. A mapping schema still goes through langchain-openai's converter."""
+    OpenAI client (with or without langchain-openai) nor bm25s with numpy: a third and a tenth of a
+    second at every start. A mapping schema still goes through langchain-openai's converter."""
     code = (
         "import sys; from mafia.runner import run_game; from mafia.billing import schema_text; "
         "from mafia.actions import Answer; run_game({'seed': 1, 'players': 5}); "
-        "print(*(m in sys.modules for m in ('langchain_openai', 'bm25s', 'numpy'))); "
+        "print(*(m in sys.modules for m in ('langchain_openai', 'openai', 'bm25s', 'numpy'))); "
         "schema_text(Answer.model_json_schema()); print('langchain_openai' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False", "False", "True"]
+    assert out.stdout.split() == ["False", "False", "False", "False", "True"]
 
 
 def test_call_tokens_count_the_messages_the_schema_and_the_answer() -> None:

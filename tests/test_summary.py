@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import httpx
+import openai
 import pytest
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -138,6 +140,16 @@ def test_a_failing_summariser_falls_back_to_the_compressed_days(
     assert not any("Summary of Days" in b.prompt.user for b in built)
     assert all(r["fallback"] for r in records if r["player"] == SUMMARISER)
     assert audit_prompts(built) == []
+
+
+def _outage(_: str) -> str:
+    raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
+
+
+def test_a_provider_fault_of_the_summariser_stops_the_game_as_a_players_does() -> None:
+    """Not a fallback: the game stops at that dawn, and resuming it asks the summariser again."""
+    with pytest.raises(openai.APIConnectionError):
+        _play(Summariser(spoil=_outage))
 
 
 def _drop(pattern: str) -> Callable[[str], str]:

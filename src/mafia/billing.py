@@ -20,10 +20,9 @@ import sys
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import BaseMessage
-from openai.lib._parsing import type_to_response_format_param
 from pydantic import BaseModel
 
 from mafia.context.tokens import count_tokens, encoder, safe_chunks
@@ -42,17 +41,66 @@ Schema = type[BaseModel] | Mapping[str, Any]
 
 def response_format(schema: Schema) -> JSON:
     """The ``response_format`` ChatOpenAI sends for ``with_structured_output(schema)`` (its default
-    json_schema method): langchain-openai's converter, which hands a class on unchanged, then the
-    OpenAI client's for a class. The former is imported only for a mapping: it loads the whole
-    langchain-openai package, a fifth of a second at every start of a game that needs none of it."""
-    converted: Any = schema
-    if not isinstance(schema, type):
-        from langchain_openai.chat_models.base import _convert_to_openai_response_format
+    json_schema method). A class goes to the OpenAI client unchanged, which sends its strict
+    schema (``strict_schema``); a mapping goes through langchain-openai's converter, loaded only
+    then: it brings the OpenAI client, a third of a second at every start of a game."""
+    if isinstance(schema, type):
+        strict = strict_schema(schema.model_json_schema())
+        return {
+            "type": "json_schema",
+            "json_schema": {"schema": strict, "name": schema.__name__, "strict": True},
+        }
+    from langchain_openai.chat_models.base import _convert_to_openai_response_format
 
-        converted = _convert_to_openai_response_format(dict(schema))
-        if isinstance(converted, dict):
-            return converted
-    return dict(type_to_response_format_param(converted))  # type: ignore[arg-type]
+    return cast(JSON, _convert_to_openai_response_format(dict(schema)))
+
+
+def strict_schema(schema: JSON) -> JSON:
+    """A class's JSON schema made strict as the OpenAI client makes it before sending it
+    (``openai.lib._pydantic.to_strict_json_schema``): objects closed, every property required,
+    ``None`` defaults dropped, a lone ``allOf`` merged, a ``$ref`` beside other keys inlined.
+    Changes ``schema`` in place. The test suite holds it equal to the client's for every schema a
+    game sends and for each of these cases."""
+    return _strict(schema, schema)
+
+
+def _strict(node: Any, root: JSON) -> JSON:
+    if not isinstance(node, dict):
+        raise TypeError(f"expected a JSON schema object, got {node!r}")
+    for key in ("$defs", "definitions"):
+        if isinstance(defs := node.get(key), dict):
+            for sub in defs.values():
+                _strict(sub, root)
+    if node.get("type") == "object" and "additionalProperties" not in node:
+        node["additionalProperties"] = False
+    if isinstance(properties := node.get("properties"), dict):
+        node["required"] = list(properties)
+        node["properties"] = {name: _strict(sub, root) for name, sub in properties.items()}
+    if isinstance(items := node.get("items"), dict):
+        node["items"] = _strict(items, root)
+    if isinstance(any_of := node.get("anyOf"), list):
+        node["anyOf"] = [_strict(sub, root) for sub in any_of]
+    if isinstance(all_of := node.get("allOf"), list):
+        if len(all_of) == 1:
+            node.update(_strict(all_of[0], root))
+            node.pop("allOf")
+        else:
+            node["allOf"] = [_strict(sub, root) for sub in all_of]
+    if "default" in node and node["default"] is None:
+        node.pop("default")
+    ref = node.get("$ref")
+    if ref and len(node) > 1:
+        if not isinstance(ref, str) or not ref.startswith("#/"):
+            raise ValueError(f"unexpected $ref {ref!r}")
+        target: Any = root
+        for key in ref[2:].split("/"):
+            target = target[key]
+        if not isinstance(target, dict):
+            raise ValueError(f"$ref {ref} is not a schema object")
+        node.update({**target, **node})
+        node.pop("$ref")
+        return _strict(node, root)
+    return node
 
 
 @lru_cache(maxsize=64)

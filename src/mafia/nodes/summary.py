@@ -11,11 +11,11 @@ other failure of the summariser falls back.
 
 from __future__ import annotations
 
+import sys
 from typing import cast
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.config import get_config
-from openai import APIError
 
 from mafia.actions import ActionBase
 from mafia.answers import encodable, rejection_of
@@ -42,6 +42,13 @@ def summariser_model(ctx: GameContext) -> tuple[ModelLike, str]:
     return model, str(label)
 
 
+def provider_fault(exc: BaseException) -> bool:
+    """Whether ``exc`` is the OpenAI client's provider fault, asked without loading the client (a
+    third of a second at every start of a game): a fault of its own has loaded it already."""
+    client = sys.modules.get("openai")
+    return client is not None and isinstance(exc, client.APIError)
+
+
 def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[list[JSON], list[JSON]]:
     """The events (a summary or a fallback) and the prompt record of the summary due at the dawn
     of ``day`` over ``events`` (the log with the day's opening), or nothing when none is due."""
@@ -65,9 +72,9 @@ def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[l
             text = parsed["summary"]
         else:
             reason, kind = "the answer held no summary", "invalid_json"
-    except APIError:
-        raise  # a provider fault stops the game as a player's does; the resumed dawn asks again
     except Exception as exc:  # any other failure of the summariser: the compression stands
+        if provider_fault(exc):
+            raise  # a provider fault stops the game as a player's does; the resumed dawn asks again
         rejection = rejection_of(exc, None)
         if rejection is None:
             reason, kind = f"the summariser failed: {type(exc).__name__}: {exc}"[:200], "error"
