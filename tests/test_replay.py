@@ -53,12 +53,18 @@ def _has_tie_on_day_two(folder: Path) -> bool:
     )
 
 
+# The seed the search below last found (24 games in): tried first, so the search runs only when
+# the house model's games have moved.
+FOUND_SEED = 31
+
+
 @pytest.fixture(scope="module")
 def game(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished 7-seat house-model game with a tie, defenses, a revote and a second day: the
-    first seed from 8 on that has them (prompt changes move the house model's games)."""
+    """A finished 7-seat house-model game with a tie, defenses, a revote and a second day:
+    ``FOUND_SEED`` if it still has them, else the first seed from 8 on that has them (prompt
+    changes move the house model's games)."""
     out = tmp_path_factory.mktemp("runs")
-    for seed in range(8, 100):
+    for seed in dict.fromkeys([FOUND_SEED, *range(8, 100)]):
         run_game({"seed": seed, "players": 7}, model=HouseModel(seed=seed), out_dir=out)
         folder = out / f"game-7p-seed{seed}"
         if _has_tie_on_day_two(folder):
