@@ -5,15 +5,21 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LINT_PATHS := src tests $(wildcard bench)
 
-.PHONY: test play lint typecheck pytest system-deps bench clean
+.PHONY: test play lint typecheck pytest system-deps bytecode bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-compile -e '.[dev]'
 	touch $(STAMP)
+
+# Bytecode for the installed packages and the project, compiled here rather than by pip so that
+# it runs beside the type check; later runs find it done. The tests' game processes load it
+# instead of compiling at every start (a machine may set PYTHONDONTWRITEBYTECODE).
+bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" src
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
@@ -30,18 +36,15 @@ system-deps:
 # processes, servers and timeouts it tests, and the extra worker keeps the cores busy meanwhile.
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 
-# The package's bytecode is compiled first: the games the tests start in their own processes load
-# it instead of compiling the package each (a machine may set PYTHONDONTWRITEBYTECODE).
-pytest: $(STAMP) system-deps
-	$(BIN)/python -m compileall -q src
+pytest: $(STAMP) system-deps bytecode
 	LANGSMITH_TRACING=false $(BIN)/pytest -q -n $(WORKERS) --dist worksteal
 
-# The type check runs beside the tests, its lines whole among theirs: the tests leave a core idle
-# now and then, and the check fits there instead of running before them.
+# The type check runs beside the bytecode and the tests, its lines whole among theirs: they leave
+# a core idle now and then, and the check fits there instead of running before them.
 test: lint
 	$(MAKE) --no-print-directory -j2 --output-sync=line typecheck pytest
 
-play: $(STAMP)
+play: $(STAMP) bytecode
 	LANGSMITH_TRACING=false $(BIN)/mafia play
 
 bench: $(STAMP)
