@@ -3,24 +3,30 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 SCRIPTS = sorted(p.name for p in BENCH.glob("*.py") if p.name != "benchlib.py")
+DRIVER = Path(__file__).resolve().with_name("bench_driver.py")
 FIGURE = re.compile(r"^[a-z][a-z0-9_]*=\S+$", re.M)
 
 
-def run_quick(script: str) -> subprocess.CompletedProcess[str]:
+def run_quick(*scripts: str | Path) -> dict[str, dict[str, Any]]:
+    """Each script's exit code and output in its quick mode, from ``bench_driver`` (a process per
+    script, forked once the engine is loaded)."""
     env = {**os.environ, "LANGSMITH_TRACING": "false"}
-    return subprocess.run(
-        [sys.executable, str(BENCH / script), "--quick"], capture_output=True, text=True, env=env, cwd=BENCH
+    done = subprocess.run(
+        [sys.executable, str(DRIVER), *map(str, scripts)], capture_output=True, text=True, env=env, cwd=BENCH
     )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results: dict[str, dict[str, Any]] = json.loads(done.stdout)
+    return results
 
 
 def figures(stdout: str) -> dict[str, str]:
@@ -35,24 +41,48 @@ EXACT = {"tournament.py": {"games": "6", "concurrency": "8"}}
 POSITIVE = {"tournament.py": ("games_per_minute", "peak_rss_mb")}
 
 
-@pytest.mark.parametrize("script", SCRIPTS)
-def test_bench_runs_in_quick_mode(script: str) -> None:
-    done = run_quick(script)
-    assert done.returncode == 0, f"{script} failed:\n{done.stderr[-3000:]}"
-    found = figures(done.stdout)
-    assert found, f"{script} printed no name=value figure:\n{done.stdout[-2000:]}"
-    for name, value in EXACT.get(script, {}).items():
-        assert found.get(name) == value, f"{script}: {name}={found.get(name)}, not {value}"
-    for name in POSITIVE.get(script, ()):
-        assert float(found[name]) > 0, f"{script}: {name}={found[name]}"
+def check_quick_run(script: str, done: dict[str, Any]) -> list[str]:
+    """What is wrong with one script's quick run: its exit code, no figures, a figure not as due."""
+    if done["code"] != 0:
+        return [f"{script} failed (exit code {done['code']}):\n{done['stderr'][-3000:]}"]
+    found = figures(done["stdout"])
+    if not found:
+        return [f"{script} printed no name=value figure:\n{done['stdout'][-2000:]}"]
+    wrong = [
+        f"{script}: {name}={found.get(name)}, not {value}"
+        for name, value in EXACT.get(script, {}).items()
+        if found.get(name) != value
+    ]
+    return wrong + [
+        f"{script}: {name}={found.get(name)}"
+        for name in POSITIVE.get(script, ())
+        if not float(found.get(name, 0)) > 0
+    ]
+
+
+def test_every_bench_runs_in_quick_mode() -> None:
+    """All the scripts in one test: the driver loads the engine once for all of them."""
+    results = run_quick(*SCRIPTS)
+    assert sorted(results) == SCRIPTS
+    faults = [fault for script in SCRIPTS for fault in check_quick_run(script, results[script])]
+    assert faults == [], "\n".join(faults)
 
 
 def test_a_broken_bench_fails_the_smoke_run(tmp_path: Path) -> None:
-    """A planted fault (the old cold-cache call of bench/context_build.py) fails the run."""
+    """A planted fault (the old cold-cache call of bench/context_build.py) fails the run, and a
+    script's exit code and missing figures are reported as the driver saw them."""
     broken = tmp_path / "broken.py"
     broken.write_text("from mafia import views\nviews._views.clear()\nprint('x=1')\n")
-    done = subprocess.run([sys.executable, str(broken), "--quick"], capture_output=True, text=True)
-    assert done.returncode != 0 and "AttributeError" in done.stderr
+    silent = tmp_path / "silent.py"
+    silent.write_text("import sys\nprint('no figures here')\nsys.exit(3)\n")
+    quiet = tmp_path / "quiet.py"
+    quiet.write_text("print('nothing to see')\n")
+    results = run_quick(broken, silent, quiet)
+    assert results[str(broken)]["code"] == 1 and "AttributeError" in results[str(broken)]["stderr"]
+    assert results[str(silent)]["code"] == 3
+    assert check_quick_run("quiet.py", results[str(quiet)]) == [
+        "quiet.py printed no name=value figure:\nnothing to see\n"
+    ]
 
 
 def test_every_bench_has_a_quick_mode() -> None:
