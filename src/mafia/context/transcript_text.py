@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mafia.context.compression import PENDING, line_claims, outcome_tied, result_line
+from mafia.context.compression import PENDING, line_claims, outcome_tied, result_line, seat_order
 from mafia.context.extraction import extract
 from mafia.context.safety import quote_text
 from mafia.context.transcript import RoundEntry
@@ -45,9 +45,10 @@ def trimmed_note(
     (``bare``: nominations only, when the words can be recalled and the claims ledger holds the
     claims; ``by_seat`` also: speakers and nominees as seat numbers)."""
     if bare and by_seat:
-        seat = {name: i for i, name in enumerate(seats, 1)}
+        order = seat_order(seats)
         said = [
-            f"{seat[x.speaker]}>{seat[x.nomination]}" if x.nomination else f"{seat[x.speaker]}" for x in lines
+            f"{order[x.speaker] + 1}>{order[x.nomination] + 1}" if x.nomination else f"{order[x.speaker] + 1}"
+            for x in lines
         ]
         return f"{TRIMMED_LABEL} by seat (10>8: seat 10 nominated seat 8): {', '.join(said)}"
     parts = []
