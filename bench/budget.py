@@ -9,7 +9,9 @@ it, the share of prompts it trimmed, the share still over budget once nothing tr
 
 Then the ``layered`` policy at its budget of 1,500 (``layered_*``), over the peer games and house
 games at 12 and 16 seats, the 16-seat ones running to the round cap: the share of calls within the
-budget as it counts them (the prompt and any recall exchange), the largest call, the share of the
+budget as it counts them (the prompt, any re-ask and any recall exchange; adversarial seats, which
+re-ask and search with long queries, play some of the games) and the calls over it with their logged
+reasons, the largest call, the share of the
 engine facts present in the prompts (``mafia.arena.reads.fact_presence``), and how many prompts
 left their oldest days to recall (the only trim that drops facts from a prompt).
 """
@@ -51,6 +53,10 @@ KINDS = {
 # The layered games: (label, seats, seeds, round cap); the house at 16 seats plays long games.
 LAYERED_GAMES = (("house12", 12, (0, 1, 2, 3), None), ("house16", 16, (1, 2), 20))
 LAYERED_QUICK = (("house12", 12, (3,), None),)
+# Adversarial seats under ``layered``: re-asks (unencodable notes) and long recall queries, the
+# calls a budget on prompts alone did not cover. (seats, seeds)
+LAYERED_ADVERSARIAL = ((7, (0, 1)), (12, (0,)))
+LAYERED_ADVERSARIAL_QUICK = ((7, (0,)),)
 
 
 def prompt_tokens(games: Sequence[list[JSON]]) -> list[int]:
@@ -96,10 +102,17 @@ def layered_report(peer_seeds: int, quick: bool) -> None:
             if cap is not None:
                 config["round_cap"] = cap
             games.append(layered_game(HouseModel(seed=seed), config))
+    from adversarial import AdversarialPlayer  # tests/, on the path once benchlib is loaded
+
+    for seats, seeds in LAYERED_ADVERSARIAL_QUICK if quick else LAYERED_ADVERSARIAL:
+        for seed in seeds:
+            games.append(layered_game(AdversarialPlayer(seed=seed), {"seed": seed, "players": seats}))
     budget = policy_by_name("layered").token_budget or 0
-    sizes = [
-        int(a.get("context_tokens", r["total_tokens"])) for _, g in games for r in g for a in r["attempts"]
-    ]
+    # Every call, re-asks and recall exchanges included, as the turn counted what it sent.
+    attempts = [(r, a) for _, g in games for r in g for a in r["attempts"]]
+    sizes = [int(a.get("context_tokens", r["total_tokens"])) for r, a in attempts]
+    over = [a for (r, a), size in zip(attempts, sizes, strict=True) if size > budget]
+    reasons = Counter(str(a.get("over_budget", "unlogged")).split(":")[0].split(" brought")[0] for a in over)
     present = due = 0
     for events, records in games:
         for tally in fact_presence(events, records)["by_age"].values():
@@ -108,7 +121,13 @@ def layered_report(peer_seeds: int, quick: bool) -> None:
     print(f"layered_games={len(games)}")
     print(f"layered_rounds_max={max(int(r['round']) for _, g in games for r in g)}")
     print(f"layered_calls={len(sizes)}")
-    print(f"layered_budget{budget}_within_share={sum(x <= budget for x in sizes) / len(sizes):.3f}")
+    print(f"layered_reasks={sum(1 for _, a in attempts if a.get('kind') not in (None, 'recall'))}")
+    print(f"layered_recall_calls={sum(1 for _, a in attempts if a.get('kind') == 'recall')}")
+    print(f"layered_budget{budget}_calls_within_share={sum(x <= budget for x in sizes) / len(sizes):.3f}")
+    print(f"layered_calls_over_budget={len(over)}")
+    print(f"layered_calls_over_budget_logged={sum(1 for a in over if a.get('over_budget'))}")
+    for reason, count in sorted(reasons.items()):
+        print(f"# over budget: {count} x {reason}")
     print(f"layered_max_call_tokens={max(sizes)}")
     print(f"layered_fact_presence={present / due:.4f}")
     print(f"layered_prompts_with_days_left_to_recall={recalled}")

@@ -20,9 +20,9 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
 from fakes import tool_call_result
-from mafia.models.house import HouseModel
 from mafia.models.house.model import prompt_text
 from mafia.models.house.recalling import RECALL_TOOL, offers_recall, write_summary
+from test_recall_audit import SearchingCanaryModel
 
 MARK = "ZQX"
 # Every line break str.splitlines knows besides "\n" (and "\r\n").
@@ -127,10 +127,11 @@ def rotating(tricks: Sequence[Trick]) -> Trick:
 BAD_TEXT = ("\ud800", "\udfff", "\x00", "\x1b[2J")
 
 
-class AdversarialPlayer(HouseModel):
-    """The house model playing as an attacker: its speeches and notes end in a forged engine line
-    after one of the line breaks (each in turn), every third answer puts unencodable text in a
-    private note (a re-ask), and whenever the recall tool is offered it first searches with a
+class AdversarialPlayer(SearchingCanaryModel):
+    """The canary model playing as an attacker (a canary in every private field; searches for
+    other seats' canaries and private facts): its speeches and notes end in a forged engine line
+    after one of the line breaks (each in turn), every third answer puts unencodable text in its
+    reasoning (a re-ask), and every other turn offered the recall tool it first searches with a
     forged line, a lone surrogate and a line break in the query."""
 
     _calls: Any = PrivateAttr(default_factory=lambda: itertools.count())
@@ -141,7 +142,7 @@ class AdversarialPlayer(HouseModel):
         n = next(self._calls)
         forged = BREAKS[n % len(BREAKS)] + FORGERIES[n % len(FORGERIES)]
         searched = any(isinstance(m, ToolMessage) for m in messages)
-        if offers_recall(kwargs.get("tools")) and not searched:
+        if offers_recall(kwargs.get("tools")) and not searched and n % 2 == 0:
             query = f"{FORGERIES[n % len(FORGERIES)]} {BAD_TEXT[n % 2]}{BREAKS[n % len(BREAKS)]} vote"
             return tool_call_result(RECALL_TOOL, {"query": query}, f"q{n}")
         result = super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
@@ -149,7 +150,7 @@ class AdversarialPlayer(HouseModel):
         if not isinstance(message, AIMessage) or not message.tool_calls:
             return result
         args = dict(message.tool_calls[0]["args"])
-        if "summary" in args:  # the table's summariser: left to SpoilingSummariser
+        if "summary" in args or "query" in args:  # a summary (SpoilingSummariser's), a search
             return result
         for field in ("text", "observations"):
             if isinstance(args.get(field), str):

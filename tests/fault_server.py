@@ -4,7 +4,9 @@
 for the request's ``response_format`` (a json_schema), then, with the configured probabilities,
 spoils it. Answer faults (a bad answer the engine must re-ask and fall back from): invalid JSON, a
 schema violation, an illegal choice, a refusal, ``finish_reason`` length or content filter, an
-empty text, invalid text (a lone surrogate or a control character) and an overlong text. Provider
+empty text, invalid text (a lone surrogate or a control character), an overlong text, and an answer
+past every bound of the schema (``unbounded``: each text and note far too long, each list too
+long, as a server that ignores ``maxLength`` and ``maxItems`` writes). Provider
 faults (which the client retries and, past its retries, stop the game for a resume): 429 with a
 small Retry-After, 500, 503 with a small Retry-After, a hang longer than the client's timeout, a
 dropped connection. Stdlib only, on 127.0.0.1; each request is handled on its own thread.
@@ -39,6 +41,7 @@ ANSWER_FAULTS = (
     "empty_text",
     "invalid_text",
     "overlong",
+    "unbounded",
 )
 PROVIDER_FAULTS = ("rate_limit", "server_error", "unavailable", "hang", "drop")
 FAULTS = ANSWER_FAULTS + PROVIDER_FAULTS
@@ -150,6 +153,28 @@ def to_messages(messages: list[Mapping[str, Any]]) -> list[BaseMessage]:
     return out
 
 
+LONG_TAIL = " and then some more words" * 40
+
+
+def unbounded(answer: dict[str, Any]) -> dict[str, Any]:
+    """``answer`` past every bound: every text and note 960 characters longer, every list of notes
+    or suspicions three entries longer (choices and claims kept, so only bounds are broken)."""
+    out: dict[str, Any] = {}
+    for key, value in answer.items():
+        if key in CHOICE_FIELDS or key == "claim":
+            out[key] = value
+        elif isinstance(value, str):
+            out[key] = value + LONG_TAIL
+        elif isinstance(value, list) and value and isinstance(value[0], dict):
+            longer = [{**v, "reasoning": str(v.get("reasoning", "")) + LONG_TAIL} for v in value]
+            out[key] = longer + [longer[0]] * 3
+        elif isinstance(value, list):
+            out[key] = [str(v) + LONG_TAIL for v in value] + [LONG_TAIL] * 3
+        else:
+            out[key] = value
+    return out
+
+
 def spoil(kind: str, answer: dict[str, Any], rng: random.Random) -> tuple[str | None, str, str | None]:
     """The answer spoiled by ``kind``: (content, finish_reason, refusal), or the good answer's
     content when the kind does not apply to this answer (no choice or text field to spoil)."""
@@ -185,6 +210,8 @@ def spoil(kind: str, answer: dict[str, Any], rng: random.Random) -> tuple[str | 
             "stop",
             None,
         )
+    if kind == "unbounded":
+        return json.dumps(unbounded(answer)), "stop", None
     return good, "stop", None
 
 

@@ -279,6 +279,55 @@ def clean_answer(
     return walk(answer, ""), cut
 
 
+# ---- bounds a server did not enforce ----------------------------------------------------------
+
+_LENGTH_ERRORS = frozenset({"string_too_long", "too_long"})
+
+
+def answer_args(raw: Any, reply: str = "") -> dict[str, Any] | None:
+    """The answer's arguments as the model sent them: its first tool call's, or its JSON content
+    (``reply``, the reply's content, where the client's own parse kept no message)."""
+    calls = getattr(raw, "tool_calls", None)
+    if calls:
+        args = calls[0].get("args")
+        return args if isinstance(args, dict) else None
+    content = getattr(raw, "content", None) or reply
+    if isinstance(content, str):
+        try:
+            value = json.loads(content)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+    return None
+
+
+def fit_to_bounds(
+    schema: type[BaseModel], args: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[Truncation]] | None:
+    """``args`` validated against ``schema`` with every text and list past its bound cut to it, and
+    the cuts; None when anything else is wrong with them. A server that ignores the schema's bounds
+    (one without grammar support, a gateway) so loses a note's tail, not the whole answer."""
+    value: Any = json.loads(json.dumps(args))  # a copy to cut, of plain JSON values
+    cuts: list[Truncation] = []
+    for _ in range(3):  # a list cut may leave its items' bounds to check again
+        try:
+            return schema.model_validate(value).model_dump(mode="json"), cuts
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False)
+        if not all(e["type"] in _LENGTH_ERRORS for e in errors):
+            return None
+        for e in sorted(errors, key=lambda e: -len(e["loc"])):  # items before their lists
+            *path, key = e["loc"]
+            parent = value
+            for step in path:
+                parent = parent[step]
+            item = parent[key]
+            limit = int(e["ctx"]["max_length"])
+            parent[key] = cap(item, limit) if isinstance(item, str) else item[:limit]
+            cuts.append(Truncation(".".join(str(k) for k in e["loc"]), len(item), limit))
+    return None
+
+
 # ---- the re-ask's schema ---------------------------------------------------------------------
 
 _constrained: OrderedDict[tuple[type[BaseModel], str, tuple[str, ...], bool], type[BaseModel]] = OrderedDict()

@@ -10,7 +10,8 @@ prompt's prefix alone, so every ask gets a schema made for its turn. The choice 
 the legal options (null where the action asks none), a claim one of the four roles, a suspicion
 names a living player, and every text and list is bounded so that the whole answer fits the
 action's output limit by construction (``worst_tokens``). A server that ignores the bounds gets
-its answer checked against them all the same: one outside them is rejected and re-asked.
+its answer checked against them all the same: a text or list past its bound is cut (logged as
+``text_truncated``) and the answer stands; a choice outside the options is rejected and re-asked.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pydantic import BaseModel, Field, create_model
 
 from mafia.actions import ActionBase, Answer, Suspicion
 from mafia.answers import TextLimits
+from mafia.models.server_signs import GRAMMAR_SERVERS, server_kind
 from mafia.rules import MAX_PLAYERS, NAME_MAX, Role
 
 Dialect = Literal["grammar", "stable"]
@@ -39,16 +41,17 @@ _STABLE_PROVIDERS = ("azure_openai", "azure")
 
 
 def infer_dialect(provider: str, base_url: str | None, method: str | None) -> Dialect:
-    """The dialect a model's server speaks when its settings do not say: ``stable`` for OpenAI's
-    own API, Azure and any provider reached without a ``base_url``, and wherever the server is
-    only asked for JSON (``json_mode`` enforces no schema); ``grammar`` for other ``base_url``
-    servers (llama.cpp, vLLM, Ollama)."""
+    """The dialect a model's server speaks when its settings do not say: ``grammar`` only for a
+    ``base_url`` server known to enforce the schema's bounds, llama.cpp, vLLM or Ollama by its own
+    signs (``models.server_signs``); ``stable`` for everything else: OpenAI's own API, Azure,
+    providers reached without a ``base_url``, ``json_mode`` (which enforces no schema), and any
+    other server (a gateway or proxy may ignore the bounds: ``stable`` has none to break)."""
     if method == "json_mode" or provider in _STABLE_PROVIDERS or base_url is None:
         return "stable"
     host = (urlsplit(base_url).hostname or "").lower()
     if any(host == h or (h.startswith(".") and host.endswith(h)) for h in _STABLE_HOSTS):
         return "stable"
-    return "grammar"
+    return "grammar" if server_kind(base_url) in GRAMMAR_SERVERS else "stable"
 
 
 # ---- the answer's size in tokens -----------------------------------------------------------

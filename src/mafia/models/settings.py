@@ -116,9 +116,9 @@ class ModelSettings:
 
     @property
     def dialect(self) -> Dialect:
-        """The answer schema's dialect: the ``schema`` setting, else ``stable`` for OpenAI's own
-        API, Azure, providers reached without a base URL and ``json_mode``, and ``grammar`` for
-        other ``base_url`` servers (llama.cpp, vLLM, Ollama)."""
+        """The answer schema's dialect: the ``schema`` setting, else ``grammar`` for a ``base_url``
+        server that shows itself to be llama.cpp, vLLM or Ollama, and ``stable`` for any other
+        (``schema_dialect.infer_dialect``)."""
         if self.schema is not None:
             return self.schema
         if self.provider == "house":

@@ -15,6 +15,7 @@ provider fault or an interrupt is saved, to go on from the step it stopped at.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from collections.abc import Sequence
@@ -34,20 +35,25 @@ from mafia.answers import (
     AnswerKind,
     Rejection,
     TextLimits,
+    Truncation,
+    answer_args,
     bad_text,
     clean_answer,
     constrained_schema,
     empty_text,
     encodable,
+    fit_to_bounds,
     normalize_choice,
     reask_exchange,
     rejection_of,
 )
 from mafia.billing import call_tokens, turn_tokens
 from mafia.context.builder import build_context, prompt_messages, with_schema_note
+from mafia.context.call_budget import fit_tokens, over_budget
 from mafia.context.extraction import claimed_role
 from mafia.context.recall import RECALL_KIND
 from mafia.context.record import read_view
+from mafia.context.tokens import count_tokens
 from mafia.events import Fallback, SuspicionNote, TextTruncated, Thought, dump_event
 from mafia.human import ask_person, is_human
 from mafia.models.factory import (
@@ -200,6 +206,7 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     else:
         schema = answer_schema(action, req["options"], reask=bool(state["attempts"]))
     answer: JSON | None = None
+    cut: list[Truncation] = []
     rejection: Rejection | None = None
     raw = ""
     usage: JSON | None = None
@@ -214,7 +221,8 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         usage = out.get("usage")
         raw = encodable(raw_text(out.get("raw")) or out.get("content", ""))
         if asked is not None:
-            return recall_asked(state, out["raw"], asked, schema, raw, tools)
+            budgeted = game_context(runtime).policy.token_budget is not None
+            return recall_asked(state, out["raw"], asked, schema, raw, tools, budgeted)
         parsed = out.get("parsed")
         if isinstance(parsed, BaseModel):
             answer = parsed.model_dump(mode="json")
@@ -222,9 +230,14 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
             answer = schema.model_validate(parsed).model_dump(mode="json")
         else:
             error = out.get("parsing_error")
-            rejection = (
-                rejection_of(error, CHOICE_FIELD[action]) if error is not None else None
-            ) or Rejection(AnswerKind.INVALID_JSON, "the answer held no structured output.")
+            args = answer_args(out.get("raw"), out.get("content") or "") if error is not None else None
+            fitted = fit_to_bounds(schema, args) if args is not None else None
+            if fitted is not None:  # only texts or lists past their bounds: cut, the answer stands
+                answer, cut = fitted
+            else:
+                rejection = (
+                    rejection_of(error, CHOICE_FIELD[action]) if error is not None else None
+                ) or Rejection(AnswerKind.INVALID_JSON, "the answer held no structured output.")
     except Exception as exc:
         rejection = rejection_of(exc, CHOICE_FIELD[action])
         if rejection is None:
@@ -242,18 +255,33 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         **call_tokens(state["messages"], billed_schema, raw, tools),
         "provider_usage": usage,
     }
-    if tools:  # what a budget bounds, once a call may carry a recall exchange
-        attempt["context_tokens"] = context_tokens(state["messages"])
+    budget = game_context(runtime).policy.token_budget
+    if tools or budget is not None:  # what a budget bounds: the prompt, a re-ask, a recall exchange
+        used = context_tokens(state["messages"])
+        attempt["context_tokens"] = used
+        if budget is not None and used > budget:
+            attempt["over_budget"] = over_budget(
+                state["messages"], state["prompt"]["total_tokens"], used, budget
+            )
     if rejection is not None:
         attempt = {**attempt, "error": rejection.error, "kind": rejection.kind.value}
+    if cut:  # logged as text_truncated when the turn finishes with this answer
+        attempt["cut"] = [dataclasses.asdict(c) for c in cut]
     return {"answer": answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}
 
 
 def recall_asked(
-    state: PlayerTurnState, raw: Any, asked: JSON, schema: type[ActionBase], text: str, tools: Sequence[JSON]
+    state: PlayerTurnState,
+    raw: Any,
+    asked: JSON,
+    schema: type[ActionBase],
+    text: str,
+    tools: Sequence[JSON],
+    budgeted: bool = False,
 ) -> dict[str, Any]:
     """The update of a call that asked for a recall: a billed attempt, the call kept in the
-    turn's messages, and the call waiting for the recall node."""
+    turn's messages (without the text beside it under a token budget), and the call waiting for
+    the recall node."""
     attempt: JSON = {
         "raw": text,
         "error": None,
@@ -265,7 +293,7 @@ def recall_asked(
         "answer": None,
         "error": None,
         "attempts": [*state["attempts"], attempt],
-        "messages": [*state["messages"], recall_call_message(raw, asked)],
+        "messages": [*state["messages"], recall_call_message(raw, asked, keep_text=not budgeted)],
         "tool_call": asked,
     }
 
@@ -294,6 +322,9 @@ def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     answered = len(attempts) - recall_count(attempts)
     if rejection is not None and answered <= game_context(runtime).max_retries:
         rejected, error = reask_exchange(rejection)
+        budget = game_context(runtime).policy.token_budget
+        if budget is not None:  # the re-ask fits the budget too: the rejected answer is cut
+            rejected = fit_tokens(rejected, budget - state["prompt"]["total_tokens"] - count_tokens(error))
         return {
             "attempts": attempts,
             "error": rejection.error,
@@ -354,6 +385,7 @@ def finish_turn(
         )
     else:
         answer, cuts = clean_answer(state["answer"] or {}, text_field, text_limit(action, limits), limits)
+        cuts = [Truncation(**c) for c in attempts[-1].get("cut", [])] + cuts  # bounds, then limits
         text = answer.get(text_field) if text_field else None
         # A public claim goes with the words it was made in; a value naming no role is no claim.
         role = (

@@ -21,7 +21,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
 
-from mafia.answers import clean_text, encodable
+from mafia.answers import cap, clean_text, encodable
 from mafia.context.policy import ContextPolicy
 from mafia.context.recall import (
     MAX_RECALLS,
@@ -45,6 +45,8 @@ RECALL_TOOL: JSON = {
     "type": "function",
     "function": {**convert_to_openai_tool(Recall)["function"], "name": "recall"},
 }
+QUERY_CHARS = 200
+"""The longest recall query kept: a search needs a few words, and a call must fit a budget."""
 NO_ROOM = "No room under the token budget for recall results. Answer the task now."
 
 
@@ -59,9 +61,11 @@ def can_call_tools(model: BaseChatModel) -> bool:
 
 def recall_offered(state: PlayerTurnState, model: BaseChatModel, policy: ContextPolicy) -> bool:
     """Offer the tool while the policy has it, the model takes tools and no refusal was given, and
-    the prompt left the token budget's room for searches (a prompt that needed it has none)."""
+    the call so far (the prompt, a re-ask, earlier searches) left the token budget's room for a
+    search (a prompt that needed it has none)."""
     budget = policy.token_budget
-    room = budget is None or state["prompt"]["total_tokens"] <= budget - RECALL_RESERVE
+    used = max(state["prompt"]["total_tokens"], context_tokens(state["messages"]))
+    room = budget is None or used <= budget - RECALL_RESERVE
     return policy.searches and room and state.get("recalls", 0) <= MAX_RECALLS and can_call_tools(model)
 
 
@@ -76,7 +80,7 @@ def ask_with_recall(
     asked = next((c for c in calls if c["name"] == "recall"), None)
     if asked is not None:
         # Cleaned as a speech is: a lone surrogate could be neither counted nor logged.
-        query = clean_text(str(asked["args"].get("query", "")))
+        query = cap(clean_text(str(asked["args"].get("query", ""))), QUERY_CHARS)
         return {"raw": raw, "parsed": None, "parsing_error": None}, {"id": asked["id"] or "", "query": query}
     answer = next((c for c in calls if c["name"] == schema.__name__), None)
     if answer is None:
@@ -88,9 +92,11 @@ def ask_with_recall(
         return {"raw": raw, "parsed": None, "parsing_error": exc}, None
 
 
-def recall_call_message(raw: Any, call: JSON) -> AIMessage:
-    """The assistant's message as the conversation keeps it: the recall call alone."""
-    content = encodable(raw.content) if isinstance(raw, AIMessage) and isinstance(raw.content, str) else ""
+def recall_call_message(raw: Any, call: JSON, keep_text: bool = True) -> AIMessage:
+    """The assistant's message as the conversation keeps it: the recall call, with the text the
+    model wrote beside it unless ``keep_text`` is False (under a token budget)."""
+    text = raw.content if keep_text and isinstance(raw, AIMessage) else None
+    content = encodable(text) if isinstance(text, str) else ""
     return AIMessage(
         content=content,
         tool_calls=[
