@@ -102,23 +102,31 @@ class ModelSettings:
                 "schema: 'grammar' needs a server that enforces the schema, which json_mode does not; "
                 "allowed with json_mode: 'stable'"
             )
-        if self.dialect != "grammar":
-            return self
+        # Only a grammar asked for is checked here: inferring one asks the server what it is, which
+        # reading settings must not wait on (a server reads them inside its event loop).
+        short = self._too_short_for_grammar() if self.schema == "grammar" else None
+        if short is not None:
+            raise ValueError(short)
+        return self
+
+    def _too_short_for_grammar(self) -> str | None:
+        """Why the output limits cannot hold a grammar-bounded answer, or None when they can."""
         needed = min_output_tokens(worst_shape())
         for action in ACTIONS:
             if self.tokens_for(action) < needed:
                 where = f"action_max_tokens.{action}" if action in self.action_max_tokens else "max_tokens"
-                raise ValueError(
+                return (
                     f"{where}: {self.tokens_for(action)} is too small for schema 'grammar' "
                     f"(answers need at least {needed} tokens); raise it or set schema = 'stable'"
                 )
-        return self
+        return None
 
     @property
     def dialect(self) -> Dialect:
         """The answer schema's dialect: the ``schema`` setting, else ``grammar`` for a ``base_url``
         server that shows itself to be llama.cpp, vLLM or Ollama, and ``stable`` for any other
-        (``schema_dialect.infer_dialect``)."""
+        (``schema_dialect.infer_dialect``; asked when a turn first needs it), ``stable`` too when
+        the output limits are too small for a bounded answer."""
         if self.schema is not None:
             return self.schema
         if self.provider == "house":
@@ -126,7 +134,8 @@ class ModelSettings:
         url = self.base_url
         if url is None and self.provider == "openai":
             url = os.environ.get("OPENAI_BASE_URL") or None
-        return infer_dialect(self.provider, url, self.method)
+        inferred = infer_dialect(self.provider, url, self.method)
+        return "stable" if inferred == "grammar" and self._too_short_for_grammar() else inferred
 
     @property
     def provider(self) -> str:
