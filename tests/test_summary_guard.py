@@ -63,8 +63,10 @@ def test_claims_and_suspicions_in_the_story_stand() -> None:
     story = (
         f"{STORY} {seats[0]} claims Detective and says {seats[1]} is Mafia; the table suspects {seats[2]}."
     )
-    text = summary.text.rsplit("\n", 1)[0] + "\n" + story
-    assert check_summary(events, text, summary.through) is None
+    days = summary.text.rsplit("\n", 1)[0]
+    assert check_summary(events, days + "\n" + story, summary.through) is None
+    plain = f"{STORY} The town is divided and the Mafia struck again; {seats[3]} pushed hard."
+    assert check_summary(events, days + "\n" + plain, summary.through) is None
 
 
 @pytest.mark.parametrize("trick", sorted(TRICKS))

@@ -26,10 +26,9 @@ _DEATH = re.compile(
     r"shot|slain|voted out|removed)\b",
     re.IGNORECASE,
 )
-_ROLE = re.compile(
-    r"\b(?:mafia\w*|mafioso|detective|cop|sheriff|doctor|medic|nurse|town\w*|villager|citizen|"
-    r"godfather|innocent|guilty|scum|role)\b",
-    re.IGNORECASE,
+_ROLE = (
+    r"(?:mafia\w*|mafioso|detective|cop|sheriff|doctor|medic|nurse|town\w*|villager|citizen|"
+    r"godfather|innocent|guilty|scum)\b"
 )
 _NIGHT_DEED = re.compile(
     r"\b(?:investigat\w*|inspect\w*|check\w*|result\w*|protect\w*|sav\w*|heal\w*|guard\w*)\b",
@@ -99,6 +98,16 @@ class PublicFacts:
         return r"(?<![\w])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w])"
 
     @cached_property
+    def role_of(self) -> re.Pattern[str]:
+        """A role tied to a seat: "X is (the) Doctor", "X as Detective", "X's role: Mafia", "the
+        Doctor was X" (a role word alone, as in "the town voted", ties no one)."""
+        n, copula = self.name, r"(?:'s role)?\s*(?:is|was|were|are|be|been|as|=|:|-)\s+"
+        return re.compile(
+            rf"{n}{copula}(?:\w+\s+){{0,3}}?{_ROLE}|\b{_ROLE}\s+(?:is|was|were|are)\s+(?:\w+\s+){{0,2}}?{n}",
+            re.IGNORECASE,
+        )
+
+    @cached_property
     def patterns(self) -> tuple[re.Pattern[str], ...]:
         """The engine's fact forms: a night kill, an elimination, a group of ballots, a tie."""
         n = self.name
@@ -151,7 +160,7 @@ def _clause_fault(facts: PublicFacts, clause: str, day: int) -> str | None:
     reported = _CLAIMED.search(bare) is not None
     if _DEATH.search(bare) and not reported and any(n not in facts.dead_by(day) for n in names):
         return f"a death the log does not hold: {clause.strip()!r}"
-    if _ROLE.search(bare) and (not reported or _CONFIRMED.search(bare)):
+    if facts.role_of.search(clause) and (not reported or _CONFIRMED.search(bare)):
         return f"a role stated as fact: {clause.strip()!r}"
     if _NIGHT_DEED.search(bare) and (not reported or _CONFIRMED.search(bare)):
         return f"a night action or result stated as fact: {clause.strip()!r}"
