@@ -9,13 +9,10 @@ import re
 from typing import Any
 
 import pytest
-from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.messages import BaseMessage, ToolMessage
-from langchain_core.outputs import ChatResult
-from pydantic import Field
 
 from fact_presence import capture_prompts
-from fakes import Ask, ScriptedModel, tool_call_result
+from fakes import Ask, ScriptedModel, Searcher
 from mafia.context import ContextPolicy
 from mafia.context.beliefs import COLD_TURNS
 from mafia.context.memory import ARCHIVED_NOTE
@@ -34,30 +31,6 @@ from mafia.views import player_view
 from openai_server import openai_server
 
 RECALLING = ContextPolicy(recall=True)
-
-
-class Searcher(ScriptedModel):
-    """A scripted player that calls ``recall`` (with ``query``) ``searches`` times a turn before
-    answering, and records the messages of every call and whether recall was offered."""
-
-    searches: int = 1
-    query: str = "Player"
-    seen: list[tuple[list[BaseMessage], bool]] = Field(default_factory=list, exclude=True)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        offered = any(t["function"]["name"] == "recall" for t in kwargs["tools"])
-        with self._lock:
-            self.seen.append((list(messages), offered))
-        done = sum(isinstance(m, ToolMessage) for m in messages)
-        if offered and done < self.searches:
-            return tool_call_result("recall", {"query": self.query}, f"r{done}")
-        return super()._generate(messages, stop, run_manager, **kwargs)
 
 
 def canary_script(ask: Ask) -> dict[str, Any]:

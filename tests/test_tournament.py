@@ -182,6 +182,12 @@ def test_ratings_recomputed_from_the_logs_equal_the_reports(tmp_path: Path) -> N
     assert shown["winners"] == {side: wins.get(side, 0) for side in ("town", "mafia", "draw")}
 
 
+def _fixed_sides(winner: str) -> list[TableResult]:
+    """Ten games in which "m" always holds the Mafia seats and "t" the Town's, all won by ``winner``."""
+    seats = (("m", "Mafia"), ("t", "Detective"), ("m", "Mafia"), ("t", "Town"), ("t", "Doctor"))
+    return [TableResult(f"{winner}/{seed}", seed, winner, seats) for seed in range(10)]
+
+
 def test_ratings_follow_who_wins_and_do_not_depend_on_the_order_given() -> None:
     # "strong" wins every game it holds the Mafia in and its Town beats the others' Mafia.
     tables = []
@@ -203,6 +209,12 @@ def test_ratings_follow_who_wins_and_do_not_depend_on_the_order_given() -> None:
     assert strong["low"] > weak["high"]
     assert ratings["by_role"]["Mafia"]["strong"]["mu"] > ratings["by_role"]["Mafia"]["weak"]["mu"]
     assert rate_tables(list(reversed(tables)), passes=5) == ratings
+    # The same seats and games, only the result differs: a draw is a tie of the two teams, so the
+    # Town's model is rated higher than after Mafia wins and lower than after Town wins.
+    town = {
+        w: rate_tables(_fixed_sides(w), passes=2)["overall"]["t"]["mu"] for w in ("mafia", "draw", "town")
+    }
+    assert town["mafia"] < town["draw"] < town["town"]
 
 
 def test_house_variants_are_model_specs_of_graded_skill() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
+from mafia.call_kinds import kinds_of
 from mafia.state import JSON
 from mafia.tournament.spec import KIND
 
@@ -70,7 +71,7 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
         spent = costs[label_of[record["player"]]]
         attempts = record.get("attempts", [])
         spent["calls"] += len(attempts)
-        spent["reasks"] += max(0, len(attempts) - 1)
+        spent["reasks"] += kinds_of([record]).reasks
         spent["fallbacks"] += bool(record.get("fallback"))
         for a in attempts:
             spent["tokens"] += sum(
