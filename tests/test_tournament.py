@@ -314,3 +314,34 @@ def test_any_deal_seats_one_mafia_model_and_rotates_every_seat_through_every_mod
         assert set(game) == set(range(models))  # every model sits at every table
     for seat in range(len(deal)):
         assert sorted(game[seat] for game in games) == list(range(models))
+
+
+def test_summaries_and_recall_searches_are_counted_apart_in_a_tournament(tmp_path: Path) -> None:
+    # A policy with summaries: the summariser's calls belong to no seat, so they are shown apart
+    # from the models' costs (whose re-asks count no recall search).
+    summary = run_tournament(
+        games=2,
+        models=["house", "random-legal"],
+        players=7,
+        policy="rolling-summary",
+        out=tmp_path,
+        tournament_id="s",
+        round_cap=6,
+    )
+    folder = tmp_path / "tournament-s"
+    summaries = [
+        r
+        for game in (folder / "games").glob("**/prompts.jsonl")
+        for r in _prompts(game)
+        if r["action"] == "summary"
+    ]
+    assert summaries and summary["summaries"]["calls"] == len(summaries) / 2
+    result = CliRunner().invoke(app, ["tournament", "report", str(folder)])
+    assert result.exit_code == 0, result.output
+    page = (folder / "report" / "report.md").read_text()
+    assert "The summariser's calls (no seat's): " in page
+    assert all(c["recalls"] == 0 for c in summary["costs"].values())
+
+
+def _prompts(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
