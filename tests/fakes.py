@@ -91,7 +91,7 @@ class ToolCallingFake(BaseChatModel):
         return "test-fake"
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
 
     def answer(self, ask: Ask) -> dict[str, Any]:
         raise NotImplementedError
@@ -177,21 +177,19 @@ class Searcher(ScriptedModel):
     seen: list[tuple[list[BaseMessage], bool]] = Field(default_factory=list, exclude=True)
     tools_seen: list[list[dict[str, Any]]] = Field(default_factory=list, exclude=True)
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        offered = any(t["function"]["name"] == "recall" for t in kwargs["tools"])
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+        # Recall may be called where it is bound and the tool choice does not name another tool.
+        choice = kwargs.get("tool_choice")
+        offered = choice in (None, "any", "recall") and any(
+            t["function"]["name"] == "recall" for t in kwargs["tools"]
+        )
         with self._lock:
             self.seen.append((list(messages), offered))
             self.tools_seen.append(list(kwargs["tools"]))
         done = sum(isinstance(m, ToolMessage) for m in messages)
         if offered and done < self.searches:
             return tool_call_result("recall", {"query": self.query}, f"r{done}")
-        return super()._generate(messages, stop, run_manager, **kwargs)
+        return super()._generate(messages, *args, **kwargs)
 
 
 def table_size(seed: int) -> int:

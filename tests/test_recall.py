@@ -158,6 +158,21 @@ def test_a_third_recall_is_refused_with_a_message() -> None:
         assert [s["recall"]["refused"] for s in searches] == [False] * MAX_RECALLS + [True]
 
 
+def test_every_call_carries_the_recall_tool_even_without_room_to_search() -> None:
+    # A budget too small to leave room for searches: no call may search, yet every call carries
+    # the same tools (the answer's named as the one to call), so every call begins alike for a
+    # provider's prefix cache.
+    model = Searcher(searches=1)
+    records: list[dict[str, Any]] = []
+    tight = ContextPolicy(token_budget=400, recall=True)
+    run_game({"seed": 5, "players": 5}, model=model, policy=tight, on_prompt=records.append)
+    assert model.seen and not any(offered for _, offered in model.seen)
+    names = {tuple(t["function"]["name"] for t in tools) for tools in model.tools_seen}
+    assert names == {("Answer", "recall")}
+    assert not any(r.get("recalls") for r in records)
+    assert len({a["schema_tokens"] for r in records for a in r["attempts"]}) == 1
+
+
 def test_a_player_without_the_policy_is_never_offered_recall() -> None:
     model = Searcher(searches=1)
     _play(model, ContextPolicy())

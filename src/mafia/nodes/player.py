@@ -64,6 +64,7 @@ from mafia.nodes.recall_step import (
     RECALL_TOOL,
     ask_with_recall,
     context_tokens,
+    recall_bound,
     recall_call_message,
     recall_count,
     recall_node,
@@ -209,9 +210,11 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     asked: JSON | None = None
     tools: tuple[JSON, ...] = ()
     try:
-        if dialect == "stable" and recall_offered(state, model, game_context(runtime).policy):
+        policy = game_context(runtime).policy
+        if dialect == "stable" and recall_bound(model, policy):
             tools = (RECALL_TOOL,)
-            out, asked = ask_with_recall(model, schema, state["messages"], get_config())
+            search = recall_offered(state, model, policy)
+            out, asked = ask_with_recall(model, schema, state["messages"], get_config(), search)
         else:
             out = structured(model, schema).invoke(state["messages"], get_config())
         usage = out.get("usage")
