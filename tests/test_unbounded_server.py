@@ -17,10 +17,10 @@ import pytest
 
 from fault_server import LONG_TAIL, FaultServer
 from mafia.answers import TextLimits, fit_to_bounds
-from mafia.models.server_signs import server_kind
 from mafia.models.settings import ModelSettings
 from mafia.runner import run_game
 from mafia.schema_dialect import AnswerShape, grammar_schema
+from mafia.server_signs import server_kind
 
 GAME = {"seed": 4, "players": 7}
 NAMES = tuple(f"Player {seat}" for seat in range(1, 8))

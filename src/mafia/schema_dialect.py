@@ -29,8 +29,8 @@ from pydantic import BaseModel, Field, create_model
 
 from mafia.actions import ActionBase, Answer, Suspicion
 from mafia.answers import TextLimits
-from mafia.models.server_signs import GRAMMAR_SERVERS, server_kind
 from mafia.rules import MAX_PLAYERS, NAME_MAX, Role
+from mafia.server_signs import GRAMMAR_SERVERS, server_kind
 
 Dialect = Literal["grammar", "stable"]
 DIALECTS: tuple[Dialect, ...] = ("grammar", "stable")
@@ -43,7 +43,7 @@ _STABLE_PROVIDERS = ("azure_openai", "azure")
 def infer_dialect(provider: str, base_url: str | None, method: str | None) -> Dialect:
     """The dialect a model's server speaks when its settings do not say: ``grammar`` only for a
     ``base_url`` server known to enforce the schema's bounds, llama.cpp, vLLM or Ollama by its own
-    signs (``models.server_signs``); ``stable`` for everything else: OpenAI's own API, Azure,
+    signs (``mafia.server_signs``); ``stable`` for everything else: OpenAI's own API, Azure,
     providers reached without a ``base_url``, ``json_mode`` (which enforces no schema), and any
     other server (a gateway or proxy may ignore the bounds: ``stable`` has none to break)."""
     if method == "json_mode" or provider in _STABLE_PROVIDERS or base_url is None:

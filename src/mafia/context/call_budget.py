@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage, ToolMessage
 
-from mafia.answers import ELLIPSIS
 from mafia.context.tokens import count_tokens
 
+ELLIPSIS = "…"
+"""What ends a cut answer (as ``answers.cap`` ends a cut text)."""
 LEFT_OUT = "(your rejected answer, left out for length; the error below says what was wrong)"
 MIN_SHOWN = 24
 """Tokens of a rejected answer worth showing at all; with less room it is left out."""
