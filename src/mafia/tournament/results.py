@@ -10,22 +10,46 @@ from pathlib import Path
 
 from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
+from mafia.cost import Cost, cost_of
 from mafia.state import JSON
 from mafia.tournament.spec import KIND
 
 COSTS = ("calls", "tokens", "billed_tokens", "reasks", "fallbacks")
+"""Each model's figures per game, from ``mafia.cost``: calls (every attempt), tokens sent and
+output, billed-equivalent tokens, re-asks and fallbacks; ``server_seconds`` (the provider's own
+time, None where it reported none) comes beside them."""
 
 
 @dataclass(frozen=True)
 class TableResult:
     """One finished game: its run id, its deal's seed, the winner (town, mafia or draw), each seat's
-    model label and role in seat order, and each model's costs over its seats."""
+    model label and role in seat order, each model's costs over its seats, the role of each player
+    the Town exiled by vote (in order) and the rounds played."""
 
     game: str
     seed: int
     winner: str
     seats: tuple[tuple[str, str], ...]
-    costs: dict[str, dict[str, float]] = field(default_factory=dict)
+    costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    exiled: tuple[str, ...] = ()
+    rounds: int = 0
+
+    @property
+    def self_play(self) -> bool:
+        """Whether one model held every seat: a game shown apart and never rated."""
+        return len({label for label, _ in self.seats}) == 1
+
+
+def _figures(cost: Cost) -> dict[str, float | None]:
+    """The figures of ``COSTS`` and ``server_seconds`` of one model's calls in one game."""
+    return {
+        "calls": cost.calls,
+        "tokens": cost.tokens_sent + cost.output_tokens,
+        "billed_tokens": cost.billed_equivalent,
+        "reasks": cost.reasks,
+        "fallbacks": sum(cost.fallbacks.values()),
+        "server_seconds": cost.reported_seconds,
+    }
 
 
 def side_of(role: str) -> str:
@@ -63,23 +87,17 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
     if set(roles) != set(players):
         raise ArenaError(f"{folder}/events.jsonl: the roles revealed at the end are not the players'")
     label_of = dict(zip(players, labels, strict=True))
-    costs = {label: dict.fromkeys(COSTS, 0.0) for label in labels}
+    records: dict[str, list[JSON]] = {label: [] for label in labels}
     for number, record in enumerate(read_prompts(folder / "prompts.jsonl"), start=1):
         if record["player"] not in label_of:
             raise ArenaError(f"{folder}/prompts.jsonl: record {number} names no player of the game")
-        spent = costs[label_of[record["player"]]]
-        attempts = record.get("attempts", [])
-        spent["calls"] += len(attempts)
-        spent["reasks"] += max(0, len(attempts) - 1)
-        spent["fallbacks"] += bool(record.get("fallback"))
-        for a in attempts:
-            spent["tokens"] += sum(
-                int(a.get(k) or 0) for k in ("prompt_tokens", "schema_tokens", "output_tokens")
-            )
-            spent["billed_tokens"] += float(a.get("billed_tokens") or 0)
+        records[label_of[record["player"]]].append(record)
+    costs = {label: _figures(cost_of(spent)) for label, spent in records.items()}
     seats = tuple((label, roles[name]) for label, name in zip(labels, players, strict=True))
     seed = int(read_json(folder / RESULT_FILE)["seed"])
-    return TableResult(game, seed, str(over["winner"]), seats, costs)
+    exiled = tuple(roles[e["player"]] for e in events if e.get("type") == "elimination")
+    rounds = max((int(e.get("round") or 0) for e in events), default=0)
+    return TableResult(game, seed, str(over["winner"]), seats, costs, exiled, rounds)
 
 
 def load_tournament(folder: str | Path) -> Tournament:
