@@ -1,6 +1,6 @@
 """Headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``):
 no port, no websocket and no package beyond the standard library. Enough for page tests: open a
-page, evaluate script, click like a mouse, take a screenshot, and list the requests it made."""
+page, evaluate script, click like a mouse, press keys, take a screenshot, and list the requests it made."""
 
 from __future__ import annotations
 
@@ -148,6 +148,24 @@ class Browser:
             self.call(
                 "Input.dispatchMouseEvent",
                 {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
+            )
+
+    def press(self, key: str) -> None:
+        """Press and release one key on the keyboard, as the page's focused element gets it:
+        ``key`` is a DOM key name (``ArrowRight``, ``Home``, `` `` for the space bar, ``]``)."""
+        codes = {" ": ("Space", 32), "ArrowRight": ("ArrowRight", 39), "ArrowLeft": ("ArrowLeft", 37)}
+        codes |= {
+            "Home": ("Home", 36),
+            "End": ("End", 35),
+            "]": ("BracketRight", 221),
+            "[": ("BracketLeft", 219),
+        }
+        code, number = codes[key]
+        text = {"text": key} if len(key) == 1 else {}
+        for kind in ("keyDown", "keyUp"):
+            self.call(
+                "Input.dispatchKeyEvent",
+                {"type": kind, "key": key, "code": code, "windowsVirtualKeyCode": number, **text},
             )
 
     def screenshot(self, path: Path) -> Path:

@@ -104,9 +104,13 @@ def test_deception_detection_and_self_play_recomputed_from_the_logs(tournament: 
             continue
         exiled = [roles[e["player"]] == "Mafia" for e in events if e["type"] == "elimination"]
         for model in MODELS:
-            if any(label == model and role == "Mafia" for label, role in zip(labels, seat_roles)):
+            if any(
+                label == model and role == "Mafia" for label, role in zip(labels, seat_roles, strict=True)
+            ):
                 mafia_games[model].append(over["winner"] == "mafia")
-            if any(label == model and role != "Mafia" for label, role in zip(labels, seat_roles)):
+            if any(
+                label == model and role != "Mafia" for label, role in zip(labels, seat_roles, strict=True)
+            ):
                 exiles[model].extend(exiled)
     for model in MODELS:
         dd = s["deception_detection"][model]
