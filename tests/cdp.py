@@ -33,6 +33,18 @@ def find_chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def chromium_or_skip() -> str:
+    """Debian's chromium, or the calling test skipped saying why it is missing."""
+    import pytest
+
+    found = find_chromium()
+    if found is None:
+        pytest.skip(
+            "no chromium: scripts/system_deps.sh (run by `make test`) could not install it with apt-get"
+        )
+    return found
+
+
 class Browser:
     """One headless Chromium with a fresh profile in ``profile``, and one page in it.
 

@@ -9,10 +9,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
-from cdp import Browser, find_chromium
+from cdp import Browser, chromium_or_skip
 from mafia.cli import app
 from mafia.events import GameOver, Speech, VoteRound, from_jsonl
 from mafia.models.house import HouseModel
@@ -25,11 +24,7 @@ NIGHT_ZERO_TEXT = "document.getElementById('night-0').innerText"  # innerText le
 
 
 def test_the_page_renders_and_its_switch_hides_private_actions(tmp_path: Path) -> None:
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip(
-            "no chromium: scripts/system_deps.sh (run by `make test`) could not install it with apt-get"
-        )
+    chromium = chromium_or_skip()
     run_game({"seed": 8, "players": 7}, model=HouseModel(seed=8), out_dir=tmp_path / "runs")
     folder = tmp_path / "runs" / "game-7p-seed8"
     events = from_jsonl((folder / "events.jsonl").read_text(encoding="utf-8"))
@@ -85,11 +80,7 @@ def _wait_for(browser: Browser, expression: str, seconds: float = 60.0) -> Any:
 
 
 def test_the_playback_reveals_the_game_event_by_event_from_the_keyboard(tmp_path: Path) -> None:
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip(
-            "no chromium: scripts/system_deps.sh (run by `make test`) could not install it with apt-get"
-        )
+    chromium = chromium_or_skip()
     run_game({"seed": 8, "players": 7}, model=HouseModel(seed=8), out_dir=tmp_path / "runs")
     folder = tmp_path / "runs" / "game-7p-seed8"
     events = from_jsonl((folder / "events.jsonl").read_text(encoding="utf-8"))

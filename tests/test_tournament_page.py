@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cdp import Browser, find_chromium
+from cdp import Browser, chromium_or_skip
 from mafia.cli import app
 from mafia.tournament import run_tournament
 
@@ -154,11 +154,7 @@ def test_an_external_url_in_the_page_is_caught() -> None:
 def test_the_page_opens_in_chromium_without_a_request_and_links_its_replays(
     tournament: dict[str, Any], tmp_path: Path
 ) -> None:
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip(
-            "no chromium: scripts/system_deps.sh (run by `make test`) could not install it with apt-get"
-        )
+    chromium = chromium_or_skip()
     page = tournament["page"]
     with Browser(chromium, tmp_path / "profile") as browser:
         browser.open(page.as_uri())

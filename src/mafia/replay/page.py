@@ -25,6 +25,7 @@ from mafia.display import (
     setup_text,
     vote_rows,
 )
+from mafia.html_page import document
 from mafia.rules import Role
 from mafia.run_record import shown
 
@@ -91,38 +92,14 @@ def render_page(
         + "\n</section>"
         for s in sections
     )
-    return _PAGE.format(
-        title=escape(title),
+    return document(
+        title=f"Mafia replay: {title}",
         generator=GENERATOR,
         css=_asset("page.css"),
-        js=_asset("page.js"),
         header="\n".join(head),
         main=body,
+        js=_asset("page.js"),
     )
-
-
-_PAGE = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-{generator}
-<title>Mafia replay: {title}</title>
-<style>
-{css}</style>
-</head>
-<body>
-<header>
-{header}
-</header>
-<main>
-{main}
-</main>
-<script>
-{js}</script>
-</body>
-</html>
-"""
 
 
 def _asset(name: str) -> str:

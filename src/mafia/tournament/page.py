@@ -12,6 +12,7 @@ from html import escape
 from importlib.resources import files
 
 from mafia.arena.report import num, pct
+from mafia.html_page import document
 from mafia.state import JSON
 from mafia.tournament.ratings import ROLES
 from mafia.tournament.svg import Estimate, Point, colour_of, interval_chart, padded_range, scatter_chart
@@ -294,35 +295,11 @@ def render_page(s: JSON, request: JSON, title: str, replays: Mapping[str, str]) 
         f'<section id="{key}"><h2>{escape(heading)}</h2>{make(page)}</section>'
         for key, heading, make in SECTIONS
     )
-    return _PAGE.format(
+    header = f"<h1>Tournament: {escape(title)}</h1>\n<p>{escape(line)}</p>\n<nav>{nav}</nav>"
+    return document(
+        title=f"Mafia tournament: {title}",
         generator=GENERATOR,
         css=files("mafia.tournament").joinpath("page.css").read_text(encoding="utf-8"),
-        title=escape(title),
-        summary=escape(line),
-        nav=nav,
+        header=header,
         main=body,
     )
-
-
-_PAGE = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-{generator}
-<title>Mafia tournament: {title}</title>
-<style>
-{css}</style>
-</head>
-<body>
-<header>
-<h1>Tournament: {title}</h1>
-<p>{summary}</p>
-<nav>{nav}</nav>
-</header>
-<main>
-{main}
-</main>
-</body>
-</html>
-"""
