@@ -187,7 +187,7 @@ def main() -> None:
         if args.report is not None:
             mafia = str(Path(sys.executable).parent / "mafia")
             report = [mafia, "tournament", "report", str(folder / f"tournament-{TOURNAMENT_ID}")]
-            report += ["--out", str(args.report)]
+            report += ["--out", str(args.report), "--html", str(args.report / "index.html")]
             print("# " + " ".join(report), flush=True)
             subprocess.run(report, check=True, env=env)
 
