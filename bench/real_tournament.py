@@ -7,7 +7,9 @@ runs ``mafia tournament`` (5 seats, 12 games by default: three deals, each playe
 so the games of a deal are paired) into ``--out``; running the same command again resumes it, the
 servers being started on the same ports (the tournament's ask holds their URLs). The machine's
 one-minute load average is sampled every 5 s into ``OUT/load.tsv`` across runs. With ``--report
-DIR`` it then writes the tournament's report, page included (``DIR/index.html``).
+DIR`` it then writes the tournament's report, page included (``DIR/index.html``). ``--figures``
+prints the figures of the tournament in ``--out`` as it stands (finished games only) and plays
+nothing.
 
 Prints ``games=``, ``finished=``, ``wall_s=`` (this run), ``load_average_mean=`` and ``_max=``
 (every run), and per model ``LABEL_calls=``, ``_reasks_per_call=``, ``_fallbacks=``,
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import subprocess
 import sys
@@ -33,6 +34,8 @@ from pathlib import Path
 
 from benchlib import QUICK_FLAG, QUICK_HELP
 from local_llama import gemma3_gguf, serve, smollm2_gguf
+from mafia.tournament.results import load_tournament
+from mafia.tournament.standings import standings
 from openai_server import openai_server
 
 TOURNAMENT_ID = "real"
@@ -121,13 +124,15 @@ def tournament_command(args: argparse.Namespace, folder: Path, urls: dict[str, s
 
 
 def figures(folder: Path, wall: float) -> list[str]:
-    """The ``name=value`` lines of the tournament in ``folder``, from its summary and load samples."""
-    summary = json.loads((folder / f"tournament-{TOURNAMENT_ID}" / "summary.json").read_text())
+    """The ``name=value`` lines of the tournament in ``folder`` (its finished games, read from its
+    logs, so a tournament still playing has figures too) and its load samples; ``wall`` is this
+    run's seconds (0: none played, no ``wall_s``)."""
+    summary = standings(load_tournament(folder / f"tournament-{TOURNAMENT_ID}"))
     loads = [float(line.split("\t")[1]) for line in (folder / "load.tsv").read_text().splitlines()]
     lines = [
         f"games={summary['games']}",
         f"finished={summary['finished']}",
-        f"wall_s={wall:.0f}",
+        *([f"wall_s={wall:.0f}"] if wall else []),
         f"load_average_mean={sum(loads) / len(loads):.2f}",
         f"load_average_max={max(loads):.2f}",
     ]
@@ -163,6 +168,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1, help="each server's compute threads")
     parser.add_argument("--max-tokens", type=int, default=512, help="output limit of an answer")
     parser.add_argument("--report", type=Path, default=None, help="write the report (page included) here")
+    parser.add_argument(
+        "--figures", action="store_true", help="print the figures of the tournament in --out, and play none"
+    )
     parser.add_argument(QUICK_FLAG, action="store_true", help=QUICK_HELP)
     return parser.parse_args(argv)
 
@@ -171,6 +179,11 @@ def main() -> None:
     args = parse_args()
     if args.quick:
         args.games, args.round_cap = 4, 1
+    if args.figures:
+        if args.out is None:
+            sys.exit("--figures: give the tournament's --out folder")
+        print("\n".join(figures(args.out, 0.0)), flush=True)
+        return
     with contextlib.ExitStack() as stack:
         folder = args.out or Path(stack.enter_context(tempfile.TemporaryDirectory()))
         folder.mkdir(parents=True, exist_ok=True)

@@ -10,27 +10,30 @@ from pathlib import Path
 
 from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
+from mafia.call_kinds import SUMMARY_ACTION
 from mafia.cost import Cost, cost_of
 from mafia.state import JSON
 from mafia.tournament.spec import KIND
 
-COSTS = ("calls", "tokens", "billed_tokens", "reasks", "fallbacks")
-"""Each model's figures per game, from ``mafia.cost``: calls (every attempt), tokens sent and
-output, billed-equivalent tokens, re-asks and fallbacks; ``server_seconds`` (the provider's own
-time, None where it reported none) comes beside them."""
+COSTS = ("calls", "recalls", "tokens", "billed_tokens", "reasks", "fallbacks")
+"""Each model's figures per game, from ``mafia.cost``: calls (every attempt, recall searches among
+them), recall searches, tokens sent and output, billed-equivalent tokens, re-asks and fallbacks;
+``server_seconds`` (the provider's own time, None where it reported none) comes beside them."""
 
 
 @dataclass(frozen=True)
 class TableResult:
     """One finished game: its run id, its deal's seed, the winner (town, mafia or draw), each seat's
-    model label and role in seat order, each model's costs over its seats, the role of each player
-    the Town exiled by vote (in order) and the rounds played."""
+    model label and role in seat order, each model's costs over its seats, the summariser's (a
+    policy with summaries: calls and billed tokens of no seat), the role of each player the Town
+    exiled by vote (in order) and the rounds played."""
 
     game: str
     seed: int
     winner: str
     seats: tuple[tuple[str, str], ...]
     costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    summaries: dict[str, float] = field(default_factory=dict)
     exiled: tuple[str, ...] = ()
     rounds: int = 0
 
@@ -44,6 +47,7 @@ def _figures(cost: Cost) -> dict[str, float | None]:
     """The figures of ``COSTS`` and ``server_seconds`` of one model's calls in one game."""
     return {
         "calls": cost.calls,
+        "recalls": cost.recalls,
         "tokens": cost.tokens_sent + cost.output_tokens,
         "billed_tokens": cost.billed_equivalent,
         "reasks": cost.reasks,
@@ -88,7 +92,14 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
         raise ArenaError(f"{folder}/events.jsonl: the roles revealed at the end are not the players'")
     label_of = dict(zip(players, labels, strict=True))
     records: dict[str, list[JSON]] = {label: [] for label in labels}
+    summaries = {"calls": 0.0, "billed_tokens": 0.0}
     for number, record in enumerate(read_prompts(folder / "prompts.jsonl"), start=1):
+        attempts = record.get("attempts", [])
+        billed = sum(float(a.get("billed_tokens") or 0) for a in attempts)
+        if record.get("action") == SUMMARY_ACTION:  # the summariser's call: no seat's
+            summaries["calls"] += len(attempts)
+            summaries["billed_tokens"] += billed
+            continue
         if record["player"] not in label_of:
             raise ArenaError(f"{folder}/prompts.jsonl: record {number} names no player of the game")
         records[label_of[record["player"]]].append(record)
@@ -97,7 +108,7 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
     seed = int(read_json(folder / RESULT_FILE)["seed"])
     exiled = tuple(roles[e["player"]] for e in events if e.get("type") == "elimination")
     rounds = max((int(e.get("round") or 0) for e in events), default=0)
-    return TableResult(game, seed, str(over["winner"]), seats, costs, exiled, rounds)
+    return TableResult(game, seed, str(over["winner"]), seats, costs, summaries, exiled, rounds)
 
 
 def load_tournament(folder: str | Path) -> Tournament:

@@ -73,9 +73,10 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def costs(tables: Sequence[TableResult], labels: Sequence[str]) -> JSON:
-    """Per model: its seats' calls, tokens, billed tokens, re-asks and fallbacks per game it sat in,
-    its seats per game, and per call its tokens, billed tokens, re-asks, fallbacks and the seconds
-    its provider reported (``server_seconds``, None where no call reported any)."""
+    """Per model: its seats' calls (recall searches among them), tokens, billed tokens, re-asks and
+    fallbacks per game it sat in, its seats per game, and per call its tokens, billed tokens,
+    re-asks, fallbacks and the seconds its provider reported (``server_seconds``, None where no
+    call reported any)."""
     out: JSON = {}
     for label in labels:
         spent = [t.costs[label] for t in tables if label in t.costs]
@@ -171,6 +172,9 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
         "head_to_head": head_to_head(tables, labels),
         "seats": seats_by_role(tables, labels),
         "costs": costs(tables, labels),
+        "summaries": {
+            key: _mean([t.summaries.get(key, 0.0) for t in tables]) for key in ("calls", "billed_tokens")
+        },
         "self_play": self_play(alone, labels) if request.get("self_play") else None,
         "game_list": game_list(tournament.tables),
     }
