@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 import mafia.nodes.player as player_node
-from mafia import events as ev
-from mafia.actions import ActionKind
 from mafia.arena.facts import missing_facts
 from mafia.context import RenderedPrompt
+from mafia.game import events as ev
+from mafia.game.actions import ActionKind
 
 __all__ = ["Built", "audit_prompts", "capture_prompts", "missing_facts"]
 

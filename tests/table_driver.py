@@ -1,4 +1,4 @@
-"""Games played over the protocol table (mafia.protocol) and the rules alone, without LangGraph.
+"""Games played over the protocol table (mafia.game.protocol) and the rules alone, without LangGraph.
 
 The driver walks ``STEPS`` as the graph does: a bookkeeping step's function, or a turn step's
 requests answered by a plain function and applied by the table's appliers (``apply_turns``),
@@ -11,7 +11,6 @@ milliseconds, so the sweeps can play thousands.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import random
 import threading
 from collections import Counter
@@ -19,19 +18,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from langgraph.runtime import Runtime
-
-from mafia.actions import ActionKind, empty_answer
-from mafia.answers import TextLimits
 from mafia.context.builder import build_context
 from mafia.context.policy import ContextPolicy
+from mafia.game.actions import ActionKind, TextLimits, empty_answer
+from mafia.game.protocol import FIRST_STEP, STEPS, StepName, apply_turns, merged, opening
+from mafia.game.state import JSON, GameState, GameUpdate, TurnRequest
 from mafia.game_settings import config_from_input
 from mafia.nodes.common import parsed_log
 from mafia.nodes.player import check_answer, finish_turn
 from mafia.nodes.setup import deal
-from mafia.protocol import FIRST_STEP, STEPS, StepName, apply_turns, merged, opening
-from mafia.runtime import GameContext
-from mafia.state import JSON, GameState, GameUpdate, TurnRequest
 
 Answer = Callable[[TurnRequest, JSON], JSON]
 """Answers a request: the request and its rendered prompt (``system`` and ``user``, empty when
@@ -155,7 +150,6 @@ def play_table(
     limits = limits or TextLimits()
     state: GameState = {"setup": dict(setup)}  # type: ignore[typeddict-item]
     game = TableGame(state)
-    runtime = Runtime(context=GameContext(policy=policy, text_limits=limits))
     step: StepName | None = FIRST_STEP
     while step is not None:
         assert len(game.path) < MAX_STEPS, "the game never ended"
@@ -163,10 +157,7 @@ def play_table(
         if step == FIRST_STEP:
             update = deal(setup, config_from_input(setup))
         elif spec.run is not None:
-            # A step that reads the run's context (day_start, for a policy's summaries) gets it as
-            # the graph would give it.
-            takes_runtime = "runtime" in inspect.signature(spec.run).parameters
-            update = spec.run(state, runtime) if takes_runtime else spec.run(state)
+            update = spec.run(state)
         else:
             assert spec.ask is not None
             opened = opening(spec, state)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mafia.context.beliefs import COLD_TURNS, archived_beliefs, belief_entries, pruned_beliefs, squeezed
 from mafia.context.record import GameRecord
-from mafia.events import GameStarted, SuspicionNote, Thought
+from mafia.game.events import GameStarted, SuspicionNote, Thought
 
 LONG = "This note has far more than eight words in it, so a warm copy is cut short."
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import get_args, get_type_hints
 
 from edge_sweep import drawn_edges
-from mafia.actions import ActionKind
+from mafia.game.actions import ActionKind
+from mafia.game.protocol import ACTIONS, FIRST_STEP, STEPS, StepName
 from mafia.graph import compile_graph
-from mafia.protocol import ACTIONS, FIRST_STEP, STEPS, StepName
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "mafia"
@@ -58,8 +58,8 @@ def test_a_step_asks_or_runs_and_applies_what_it_asks() -> None:
 # ---- a misspelt step fails the type check ---------------------------------------------------
 
 _GOOD_ROUTER = """
-from mafia.protocol import AfterRound1
-from mafia.state import GameState
+from mafia.game.protocol import AfterRound1
+from mafia.game.state import GameState
 
 
 def route(state: GameState) -> AfterRound1:
@@ -80,7 +80,7 @@ def _mypy(files: list[Path]) -> str:
 def test_a_misspelt_step_fails_mypy(tmp_path: Path) -> None:
     """The rules that name the step after Round 1 and a router, each copied as is (clean) and with
     one step misspelt."""
-    rules = (SRC / "rules.py").read_text()
+    rules = (SRC / "game" / "rules.py").read_text()
     assert rules.count('KillProgress("mafia_round2")') == 1
     files = {
         "rules_clean.py": rules,
@@ -134,7 +134,7 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
     assert _violations("mafia.graph", CLI) == []
     assert (
         _violations(
-            "mafia.protocol",
+            "mafia.game.protocol",
             (*CLI, "mafia.nodes.player", "mafia.nodes.turns", "mafia.nodes.setup", "langgraph"),
         )
         == []
@@ -159,7 +159,7 @@ def test_the_layer_check_catches_a_planted_import() -> None:
 
 def test_the_graph_and_runner_load_without_the_command_line() -> None:
     code = (
-        "import sys, mafia.runner, mafia.tracing, mafia.protocol; "
+        "import sys, mafia.runner, mafia.tracing, mafia.game.protocol; "
         "print(sorted(m for m in ('typer', 'mafia.cli_frame', 'mafia.checks') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from mafia.rules import (
+from mafia.game.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     SKIP,

@@ -26,7 +26,7 @@ from mafia.context import ContextPolicy
 from mafia.context.policy import policy_by_name
 from mafia.context.summary import SUMMARISER, check_summary, summary_request
 from mafia.context.transcript_text import COMPRESSED_LABEL
-from mafia.events import ColdSummary, EventBase, SummaryFallback, parse_event
+from mafia.game.events import ColdSummary, EventBase, SummaryFallback, parse_event
 from mafia.models.house import HouseModel
 from mafia.models.house.model import prompt_text
 from mafia.models.house.recalling import write_summary

@@ -1,4 +1,4 @@
-"""The game graph, built from the protocol table (mafia.protocol): one node per step and one router
+"""The game graph, built from the protocol table (mafia.game.protocol): one node per step and one router
 per step, whose destinations are the router's ``Literal`` return.
 
 ``build_graph()`` returns the uncompiled builder (tests compile it with their own checkpointer);
@@ -7,14 +7,13 @@ per step, whose destinations are the router's ``Literal`` return.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
 
+from langgraph.channels.delta import DeltaChannel
 from langgraph.graph import END, START, StateGraph
 
-from mafia.nodes.setup import setup
-from mafia.nodes.turns import turn_node
-from mafia.protocol import (
+from mafia.game.protocol import (
     FIRST_STEP,
     STEPS,
     StepName,
@@ -28,8 +27,11 @@ from mafia.protocol import (
     route_speeches,
     route_vote,
 )
+from mafia.game.state import JSON, GameState, GameUpdate, InputState, OutputState
+from mafia.nodes.setup import setup
+from mafia.nodes.summary import day_start
+from mafia.nodes.turns import turn_node
 from mafia.runtime import GameContext
-from mafia.state import GameState, GameUpdate, InputState, OutputState
 
 __all__ = [
     "NODES",
@@ -48,25 +50,44 @@ __all__ = [
 ]
 
 
+def append_events(log: list[JSON], batches: Sequence[list[JSON]]) -> list[JSON]:
+    """Fold batches of new entries onto an append-only log (batching-invariant, as DeltaChannel
+    requires): the event log and the prompt records."""
+    return [*log, *(event for batch in batches for event in batch)]
+
+
+class GraphState(GameState, total=False):
+    """The game state as the graph stores it: the two append-only fields are delta channels, so a
+    checkpoint stores only each step's new events and prompt records."""
+
+    events: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
+    prompts: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
+
+
+OWN_NODES: dict[StepName, Callable[..., GameUpdate]] = {"setup": setup, "day_start": day_start}
+"""The steps whose node does more than the table's pure function: setup checks the run's models and
+context, and the day's opening asks the summariser when a summary is due."""
+
+
 def _node(name: StepName) -> Callable[..., GameUpdate]:
     """A step's node: setup (which checks the run's context), a bookkeeping step's own function,
     or a turn node that runs the player subgraph (build_context -> decide -> commit) for the
     players its step asks."""
     spec = STEPS[name]
-    if name == FIRST_STEP:
-        return setup
+    if name in OWN_NODES:
+        return OWN_NODES[name]
     return spec.run if spec.run is not None else turn_node(name, spec)
 
 
 NODES: dict[StepName, Callable[..., GameUpdate]] = {name: _node(name) for name in STEPS}
 
 
-def build_graph() -> StateGraph[GameState, GameContext, InputState, OutputState]:
+def build_graph() -> StateGraph[GraphState, GameContext, InputState, OutputState]:
     """The game's graph builder, uncompiled: compile it with the checkpointer you want. Every
     conditional edge lists exactly the destinations its router can return (its ``Literal``), so
     the drawing holds only edges a game can take."""
     builder = StateGraph(
-        GameState, context_schema=GameContext, input_schema=InputState, output_schema=OutputState
+        GraphState, context_schema=GameContext, input_schema=InputState, output_schema=OutputState
     )
     for name, node in NODES.items():
         builder.add_node(name, node)

@@ -21,12 +21,14 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from mafia.actions import Answer, empty_answer
-from mafia.answers import AnswerKind, Rejection, normalize_choice, rejection_of
+from mafia.answers import Rejection, normalize_choice, rejection_of
+from mafia.game.actions import Answer, empty_answer
+from mafia.game.events import AnswerKind
+from mafia.game.rules import Role
+from mafia.game.state import JSON
 from mafia.models.settings import ModelSettings
+from mafia.nodes.turn_state import PlayerTurnState
 from mafia.prompts.anchors import SECTION_HEADER
-from mafia.rules import Role
-from mafia.state import JSON, PlayerTurnState
 
 # The key under which a paused stream reports its interrupts (LangGraph documents it; the constant
 # itself is private).

@@ -26,9 +26,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, create_model
 
-from mafia.actions import ActionBase, Answer, Suspicion
-from mafia.answers import TextLimits
-from mafia.rules import MAX_PLAYERS, NAME_MAX, Role
+from mafia.game.actions import ActionBase, Answer, Suspicion, TextLimits
+from mafia.game.rules import MAX_PLAYERS, NAME_MAX, Role
 
 Dialect = Literal["grammar", "stable"]
 DIALECTS: tuple[Dialect, ...] = ("grammar", "stable")

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mafia.rules import Role
+from mafia.game.rules import Role
 
 
 def _words(text: str) -> frozenset[str]:

@@ -18,14 +18,14 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from mafia.actions import ActionKind, Suspicion
 from mafia.context.beliefs import pruned_beliefs
 from mafia.context.policy import RECENT_REASONINGS, SUMMARY_PLANS
 from mafia.context.record import GameRecord, read_view
 from mafia.context.safety import quote_text
-from mafia.events import EventBase, Thought
+from mafia.game.actions import ActionKind, Suspicion
+from mafia.game.events import EventBase, Thought
+from mafia.game.rules import SKIP, Role
 from mafia.prompts import anchors
-from mafia.rules import SKIP, Role
 from mafia.schemas import (
     InvestigationRecord,
     KillRecord,

@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from mafia.actions import ActionKind
 from mafia.context.memory import memory_text
 from mafia.context.recent import NOTHING_NEW, recent_lines
 from mafia.context.safety import quote_text
 from mafia.context.situation import Situation
-from mafia.events import GameStarted
+from mafia.game.actions import ActionKind
+from mafia.game.events import GameStarted
+from mafia.game.rules import Role
 from mafia.prompts import anchors
 from mafia.prompts.templates import render, template
-from mafia.rules import Role
 from mafia.schemas import KillRecord, PlayerMemory
 
 

@@ -26,7 +26,7 @@ from mafia.context.record import GameRecord, read_view
 from mafia.context.tokens import count_tokens
 from mafia.context.transcript import RoundEntry, TranscriptManager
 from mafia.context.transcript_text import STORY, claims_ledger, compressed_round, verbatim_round
-from mafia.events import EventBase
+from mafia.game.events import EventBase
 from mafia.prompts import anchors
 from mafia.views import public_view
 

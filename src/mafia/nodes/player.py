@@ -29,11 +29,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Interrupt
 from pydantic import BaseModel
 
-from mafia.actions import ACTION_SCHEMAS, ActionBase, ActionKind
 from mafia.answers import (
-    AnswerKind,
     Rejection,
-    TextLimits,
     bad_text,
     clean_answer,
     constrained_schema,
@@ -48,7 +45,11 @@ from mafia.context.builder import build_context, prompt_messages, with_schema_no
 from mafia.context.extraction import claimed_role
 from mafia.context.recall import RECALL_KIND
 from mafia.context.record import read_view
-from mafia.events import Fallback, SuspicionNote, TextTruncated, Thought, dump_event
+from mafia.game.actions import ACTION_SCHEMAS, ActionBase, ActionKind, TextLimits
+from mafia.game.events import AnswerKind, Fallback, SuspicionNote, TextTruncated, Thought, dump_event
+from mafia.game.protocol import ACTIONS
+from mafia.game.rules import SKIP
+from mafia.game.state import JSON, TurnRequest
 from mafia.human import ask_person, is_human
 from mafia.models.factory import (
     model_settings,
@@ -69,12 +70,10 @@ from mafia.nodes.recall_step import (
     recall_offered,
     route_decide,
 )
+from mafia.nodes.turn_state import PlayerTurnInput, PlayerTurnOutput, PlayerTurnState
 from mafia.prompt_pack import pack, unpack
-from mafia.protocol import ACTIONS
-from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
 from mafia.schema_dialect import AnswerShape, grammar_schema
-from mafia.state import JSON, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
 from mafia.tracing import traced_turn
 from mafia.views import player_view
 

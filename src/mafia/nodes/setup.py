@@ -10,7 +10,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from mafia.events import GameStarted, RoleAssigned
+from mafia.game.events import GameStarted, RoleAssigned
+from mafia.game.reading import dump, readable
+from mafia.game.rules import ConfigError, GameConfig, Role, assign_roles
+from mafia.game.state import GameState, GameUpdate, SetupInput
 from mafia.game_settings import (
     SettingError,
     SetupError,
@@ -20,12 +23,9 @@ from mafia.game_settings import (
 )
 from mafia.human import is_human
 from mafia.models.factory import ModelSpecError, resolve_model
-from mafia.nodes.common import dump, readable
 from mafia.personas import deal_personas
-from mafia.rules import ConfigError, GameConfig, Role, assign_roles
 from mafia.run_record import describe_context
 from mafia.runtime import GameContext, game_context
-from mafia.state import GameState, GameUpdate, SetupInput
 
 
 def check_run(raw: SetupInput | Mapping[str, Any], context: GameContext) -> GameConfig:

@@ -1,12 +1,13 @@
 """The summariser's call at dawn, for policies whose cold days are a model-written summary.
 
-``dawn_summary`` runs inside the day's opening step: when ``context.summary`` says a summary is
-due, it asks the configured summariser (``GameContext.summariser``: a model, or ``seat:N`` for
-that seat's model; the table's default model otherwise) once for the whole table, checks the answer
-against the log, and logs either the summary or the fallback with its reason. The call is billed
-and recorded in prompts.jsonl like a player's, as seat 0, player ``summariser``, action ``summary``.
-A provider fault propagates like a player's (the game stops and resumes); a bad answer or any
-other failure of the summariser falls back.
+``day_start`` is the node of the day's opening step: the table's ``open_day``, then
+``dawn_summary``: when ``context.summary`` says a summary is due, it asks the configured summariser
+(``GameContext.summariser``: a model, or ``seat:N`` for that seat's model; the table's default
+model otherwise) once for the whole table, checks the answer against the log, and logs either the
+summary or the fallback with its reason. The call is billed and recorded in prompts.jsonl like a
+player's, as seat 0, player ``summariser``, action ``summary``. A provider fault propagates like a
+player's (the game stops and resumes); a bad answer or any other failure of the summariser falls
+back.
 """
 
 from __future__ import annotations
@@ -16,17 +17,21 @@ from typing import cast
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.config import get_config
+from langgraph.runtime import Runtime
 
-from mafia.actions import ActionBase
 from mafia.answers import encodable, rejection_of
 from mafia.billing import call_tokens, turn_tokens
 from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, SummaryAnswer, check_summary, summary_request
 from mafia.context.tokens import count_tokens
-from mafia.events import ColdSummary, EventBase, SummaryFallback, dump_event
+from mafia.game.actions import ActionBase
+from mafia.game.day import open_day
+from mafia.game.events import ColdSummary, EventBase, SummaryFallback, dump_event, parse_event
+from mafia.game.state import JSON, GameState, GameUpdate
 from mafia.models.factory import resolve_model, structured
+from mafia.nodes.common import parsed_log
 from mafia.nodes.player import raw_text
-from mafia.runtime import GameContext, ModelLike
-from mafia.state import JSON
+from mafia.prompt_pack import last_record, pack_all
+from mafia.runtime import GameContext, ModelLike, game_context
 
 SEAT_PREFIX = "seat:"
 
@@ -107,3 +112,19 @@ def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[l
         "fallback_kind": kind,
     }
     return [dump_event(event)], [record]
+
+
+def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
+    """Open the next day (``open_day``) and, under a policy with summaries, log the summary of the
+    days gone cold with its prompt record."""
+    update = open_day(state)
+    if update["step"] == "over":
+        return update
+    opened = [parse_event(e) for e in update["events"]]
+    summary_events, records = dawn_summary(
+        [*parsed_log(state["game_id"], state["events"]), *opened], game_context(runtime), update["round"]
+    )
+    update["events"] = [*update["events"], *summary_events]
+    if records:
+        update["prompts"] = pack_all(records, last_record(state["game_id"], state["prompts"]))
+    return update

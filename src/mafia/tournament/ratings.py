@@ -22,7 +22,7 @@ from collections.abc import Callable, Hashable, Sequence
 from openskill.models import PlackettLuce
 
 from mafia.arena.stats import Z95
-from mafia.state import JSON
+from mafia.game.state import JSON
 from mafia.tournament.results import TableResult, side_of
 
 PASSES = 20

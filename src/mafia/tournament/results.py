@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
-from mafia.state import JSON
+from mafia.game.state import JSON
 from mafia.tournament.spec import KIND
 
 COSTS = ("calls", "tokens", "billed_tokens", "reasks", "fallbacks")

@@ -12,9 +12,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from mafia.game.rules import SKIP
 from mafia.models.house.prompt_reading import PromptView, SaidLine
 from mafia.models.house.text_reading import TextReading
-from mafia.rules import SKIP
 
 CERTAIN = 50.0
 

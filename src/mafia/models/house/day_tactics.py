@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mafia.game.rules import SKIP
 from mafia.models.house.phrasing import compose, line
 from mafia.models.house.tactics import (
     FOLLOW_NOMINATE,
@@ -36,7 +37,6 @@ from mafia.models.house.tactics import (
     skip_option,
     vote_threshold,
 )
-from mafia.rules import SKIP
 
 
 def speak(ctx: Ctx) -> Decision:

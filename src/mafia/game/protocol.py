@@ -16,18 +16,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args, get_type_hints
 
-from mafia.actions import ActionKind
-from mafia.answers import TextLimits
-from mafia.nodes.common import request, table
-from mafia.nodes.day import (
-    day_start,
+from mafia.game.actions import ActionKind, TextLimits
+from mafia.game.day import (
+    open_day,
     record_defense,
     record_last_words,
     record_speech,
     tally_revote,
     tally_vote,
 )
-from mafia.nodes.night import (
+from mafia.game.night import (
     check_win,
     game_over,
     night_resolution,
@@ -37,7 +35,8 @@ from mafia.nodes.night import (
     record_round1,
     record_round2,
 )
-from mafia.rules import (
+from mafia.game.reading import request, table
+from mafia.game.rules import (
     SKIP,
     Role,
     ballot_options,
@@ -46,7 +45,7 @@ from mafia.rules import (
     nomination_targets,
     protection_targets,
 )
-from mafia.state import JSON, GameState, GameUpdate, TurnRequest
+from mafia.game.state import JSON, GameState, GameUpdate, TurnRequest
 
 # ---- actions -------------------------------------------------------------------------------
 
@@ -427,7 +426,7 @@ STEPS: dict[StepName, StepSpec] = {
     # Setup's node (nodes/setup.py) checks the run's models and context, so the graph adds it.
     "setup": StepSpec(follows=("night_zero",)),  # every table has Mafia, who plan first
     "night_zero": _routed_step(route_night_zero, ask=ask_night_zero, record=record_night_zero),
-    "day_start": _routed_step(route_day_start, run=day_start),
+    "day_start": _routed_step(route_day_start, run=open_day),
     "speak": _routed_step(route_speeches, ask=ask_speech, record=record_speech),
     "vote": _routed_step(route_vote, ask=ask_vote, at_once=True, settle=tally_vote),
     "defense": _routed_step(route_defense, ask=ask_defense, record=record_defense),

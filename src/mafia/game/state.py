@@ -1,25 +1,19 @@
-"""Graph state: the shared GameState, the input a user gives, and the player subgraph's schemas.
+"""Game state: the shared GameState, the input a user gives, and a turn's request.
 
 State is JSON-plain (dicts, lists, strings) so checkpoints, Studio and the JSONL logs all read it
 without custom serializers. The event log is the single source of truth; the other game fields are
-small derived values kept beside it deliberately so routers stay O(1).
+small derived values kept beside it deliberately so routers stay O(1). How the graph stores the
+two append-only fields (``events``, ``prompts``) is the graph's (mafia.graph): this package knows
+nothing of LangGraph.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Any, Literal, NotRequired
 
-from langgraph.channels.delta import DeltaChannel
 from typing_extensions import TypedDict
 
 JSON = dict[str, Any]
-
-
-def append_events(log: list[JSON], batches: Sequence[list[JSON]]) -> list[JSON]:
-    """Fold batches of new entries onto an append-only log (batching-invariant, as DeltaChannel
-    requires): the event log and the prompt records."""
-    return [*log, *(event for batch in batches for event in batch)]
 
 
 class SetupInput(TypedDict):
@@ -77,9 +71,9 @@ class GameState(TypedDict, total=False):
     """For people reading the state: the living players in seat order."""
     turn: str
     """For people reading the state: whose turn comes next, e.g. "Day 2 · speak · Player 4"."""
-    events: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
-    """The append-only event log (JSON-plain events); checkpoints store only the new events."""
-    prompts: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
+    events: list[JSON]
+    """The append-only event log (JSON-plain events): a node's update holds only its new events."""
+    prompts: list[JSON]
     """One record per finished turn (its prompt, attempts and choice), written in the same step as
     the turn's events, so a checkpoint holds exactly the records of the turns it holds. Kept out of
     the output: the run's log writer reads it and writes ``prompts.jsonl``."""
@@ -129,33 +123,3 @@ class TurnRequest(TypedDict):
     options: list[str]
     game_over: bool
     order: int
-
-
-class PlayerTurnInput(TypedDict):
-    """The player subgraph's input: the game's log (JSON-plain), whose view it renders, and the
-    request."""
-
-    game_id: str
-    events: list[JSON]
-    request: TurnRequest
-
-
-class PlayerTurnOutput(TypedDict):
-    """The player subgraph's output: one finished turn, applied by the node that asked for it."""
-
-    turn: JSON
-
-
-class PlayerTurnState(PlayerTurnInput, PlayerTurnOutput):
-    """The player subgraph's private working state (never returned to the game). JSON-plain: a turn
-    stopped by a provider fault or an interrupt is checkpointed with it and goes on from there."""
-
-    prompt: JSON
-    messages: list[Any]
-    attempts: list[JSON]
-    answer: JSON | None
-    error: str | None
-    recalls: NotRequired[int]
-    """Recall calls made this turn (policies with recall); a call past the limit is refused."""
-    tool_call: NotRequired[JSON | None]
-    """The recall call waiting for its answer (``id``, ``query``), if the last call was one."""

@@ -3,8 +3,8 @@ the night's outcome, win checks and the end of the game, as typed updates."""
 
 from __future__ import annotations
 
-from mafia.actions import ActionKind
-from mafia.events import (
+from mafia.game.actions import ActionKind
+from mafia.game.events import (
     Ballot,
     DoctorProtection,
     GameOver,
@@ -15,9 +15,9 @@ from mafia.events import (
     NightZeroStrategy,
     RoleReveal,
 )
-from mafia.nodes.common import dump, readable, seats_of, since_daybreak, table
-from mafia.rules import SKIP, KillProgress, Role, after_round1, after_round2, lone_kill, resolve_night
-from mafia.state import JSON, GameState, GameUpdate
+from mafia.game.reading import dump, readable, seats_of, since_daybreak, table
+from mafia.game.rules import SKIP, KillProgress, Role, after_round1, after_round2, lone_kill, resolve_night
+from mafia.game.state import JSON, GameState, GameUpdate
 
 
 def record_night_zero(state: GameState, turn: JSON) -> GameUpdate:

@@ -1,17 +1,13 @@
 """The day's appliers: its opening, speeches, votes, defenses and last words, as typed updates.
 
-``day_start`` is a bookkeeping step; the ``record_*`` functions apply one turn and the tallies a
-vote's ballots, as the protocol table (mafia.protocol) says, inside the turn nodes (nodes/turns.py).
-Each sets ``step`` for the routers. The rules themselves live in mafia.rules.
+``open_day`` is a bookkeeping step; the ``record_*`` functions apply one turn and the tallies a
+vote's ballots, as the protocol table (mafia.game.protocol) says. Each sets ``step`` for the
+routers. The rules themselves live in mafia.game.rules.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from langgraph.runtime import Runtime
-
-from mafia.events import (
+from mafia.game.events import (
     Ballot,
     Count,
     DayStarted,
@@ -21,13 +17,9 @@ from mafia.events import (
     Speech,
     VoteRound,
 )
-from mafia.nodes.common import dump, parsed_log, readable, since_daybreak, table
-from mafia.prompt_pack import last_record, pack_all
-from mafia.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
-from mafia.state import JSON, GameState, GameUpdate
-
-if TYPE_CHECKING:
-    from mafia.runtime import GameContext
+from mafia.game.reading import dump, readable, since_daybreak, table
+from mafia.game.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
+from mafia.game.state import JSON, GameState, GameUpdate
 
 
 def last_night_death(state: GameState) -> str | None:
@@ -37,9 +29,9 @@ def last_night_death(state: GameState) -> str | None:
     return death
 
 
-def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
-    """Open the next day: announce the night's death and fix the speaking order (or end in a draw);
-    under a policy with summaries, the summary of the days gone cold (``nodes.summary``)."""
+def open_day(state: GameState) -> GameUpdate:
+    """Open the next day: announce the night's death and fix the speaking order (or end in a draw
+    once the round cap is passed)."""
     round_ = state["round"] + 1
     if round_ > state["round_cap"]:
         return readable(state, {"winner": "draw", "step": "over"})
@@ -52,14 +44,6 @@ def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
         living=t.living,
         speaking_order=order,
     )
-    # The summariser's call and the run's context need the context package, which reads the
-    # protocol table this module is part of: imported when a day opens.
-    from mafia.nodes.summary import dawn_summary
-    from mafia.runtime import game_context
-
-    summary_events, records = dawn_summary(
-        [*parsed_log(state["game_id"], state["events"]), event], game_context(runtime), round_
-    )
     update: GameUpdate = {
         "round": round_,
         "phase": "day",
@@ -67,10 +51,8 @@ def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
         "opener": opener,
         "queue": order,
         "nominees": [],
-        "events": [*dump([event]), *summary_events],
+        "events": dump([event]),
     }
-    if records:
-        update["prompts"] = pack_all(records, last_record(state["game_id"], state["prompts"]))
     return readable(state, update)
 
 
