@@ -43,6 +43,7 @@ from mafia.game.events import (
     Thought,
     VoteRound,
 )
+from mafia.game.personas import deal_personas
 from mafia.game.rules import (
     SKIP,
     GameConfig,
@@ -58,7 +59,6 @@ from mafia.game.rules import (
     speaking_order,
     tally,
 )
-from mafia.personas import deal_personas
 
 
 class LogBuilder:

@@ -27,12 +27,12 @@ from mafia.game.actions import (
     Answer,
 )
 from mafia.game.events import Fallback, GameOver, parse_event
+from mafia.game.personas import PERSONAS
 from mafia.game.rules import SKIP, Role
 from mafia.models.house import HouseModel, prompt_text
 from mafia.models.house.night_tactics import reads_differ
 from mafia.models.house.prompt_reading import read_prompt
 from mafia.nodes.player import TEXT_FIELD
-from mafia.personas import PERSONAS
 from mafia.prompts import anchors as a
 
 PLAYERS = [f"Player {k}" for k in range(1, 8)]

@@ -1,6 +1,6 @@
-"""The protocol table is what the game runs: every action has a row, every step's router returns
-exactly the steps its row names, the graph's edges are the table's, a misspelt step fails the type
-check, and no module imports a layer above its own."""
+"""The protocol table is what the game runs: every action has a row, every step's router passes
+exactly the steps its row names and fails on any other, the graph's edges are the table's, a
+misspelt step fails the type check, and no module imports a layer above its own."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
-from typing import get_args, get_type_hints
+from typing import Any, get_args
+
+import pytest
 
 from edge_sweep import drawn_edges
 from mafia.game.actions import ActionKind
-from mafia.game.protocol import ACTIONS, FIRST_STEP, STEPS, StepName
+from mafia.game.protocol import ACTIONS, FIRST_STEP, STEPS, StepError, route
+from mafia.game.state import StepName
 from mafia.graph import compile_graph
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,14 +32,24 @@ def test_every_action_has_one_row_and_every_step_one_spec() -> None:
         assert not spec.claims or spec.text_field is not None, kind
 
 
-def test_each_router_returns_exactly_the_steps_its_row_names() -> None:
+def test_every_row_names_only_steps_of_the_table() -> None:
     for name, spec in STEPS.items():
-        if spec.route is None:
-            assert len(spec.follows) <= 1, name
-            continue
-        literal = get_args(get_type_hints(spec.route)["return"])
-        assert literal == spec.follows, name
         assert set(spec.follows) <= set(STEPS), name
+        assert len(set(spec.follows)) == len(spec.follows), name
+
+
+def test_a_router_fails_loudly_on_a_step_its_row_does_not_declare() -> None:
+    """Each router passes every follower its row declares and stops at any other step: nothing is
+    routed by default."""
+    for name, spec in STEPS.items():
+        router = route(name)
+        for step in get_args(StepName):
+            state: Any = {"step": step}
+            if step in spec.follows:
+                assert router(state) == step
+            else:
+                with pytest.raises(StepError, match=f"step {name!r} named {step!r} next"):
+                    router(state)
 
 
 def test_the_graph_draws_the_tables_edges_and_no_other() -> None:
@@ -58,12 +71,11 @@ def test_a_step_asks_or_runs_and_applies_what_it_asks() -> None:
 # ---- a misspelt step fails the type check ---------------------------------------------------
 
 _GOOD_ROUTER = """
-from mafia.game.protocol import AfterRound1
-from mafia.game.state import GameState
+from mafia.game.state import GameUpdate
 
 
-def route(state: GameState) -> AfterRound1:
-    return "mafia_round2" if state["queue"] else "night_resolution"
+def record(queue: list[str]) -> GameUpdate:
+    return {"step": "mafia_round2" if queue else "night_resolution"}
 """
 
 

@@ -1,5 +1,5 @@
-"""The game graph, built from the protocol table (mafia.game.protocol): one node per step and one router
-per step, whose destinations are the router's ``Literal`` return.
+"""The game graph, built from the protocol table (mafia.game.protocol): one node per step and one
+router per step (``route``), whose destinations are the followers the step's row declares.
 
 ``build_graph()`` returns the uncompiled builder (tests compile it with their own checkpointer);
 ``graph`` is the compiled export, without a checkpointer, that ``langgraph dev`` loads.
@@ -13,41 +13,14 @@ from typing import Annotated, Any
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph import END, START, StateGraph
 
-from mafia.game.protocol import (
-    FIRST_STEP,
-    STEPS,
-    StepName,
-    route_check_win,
-    route_day_start,
-    route_defense,
-    route_night,
-    route_night_zero,
-    route_revote,
-    route_round1,
-    route_speeches,
-    route_vote,
-)
-from mafia.game.state import JSON, GameState, GameUpdate, InputState, OutputState
+from mafia.game.protocol import FIRST_STEP, STEPS, route
+from mafia.game.state import JSON, GameState, GameUpdate, InputState, OutputState, StepName
 from mafia.nodes.setup import setup
 from mafia.nodes.summary import day_start
 from mafia.nodes.turns import turn_node
 from mafia.runtime import GameContext
 
-__all__ = [
-    "NODES",
-    "build_graph",
-    "compile_graph",
-    "graph",
-    "route_check_win",
-    "route_day_start",
-    "route_defense",
-    "route_night",
-    "route_night_zero",
-    "route_revote",
-    "route_round1",
-    "route_speeches",
-    "route_vote",
-]
+__all__ = ["NODES", "build_graph", "compile_graph", "graph"]
 
 
 def append_events(log: list[JSON], batches: Sequence[list[JSON]]) -> list[JSON]:
@@ -84,7 +57,7 @@ NODES: dict[StepName, Callable[..., GameUpdate]] = {name: _node(name) for name i
 
 def build_graph() -> StateGraph[GraphState, GameContext, InputState, OutputState]:
     """The game's graph builder, uncompiled: compile it with the checkpointer you want. Every
-    conditional edge lists exactly the destinations its router can return (its ``Literal``), so
+    conditional edge lists exactly the followers its row declares and its router checks, so
     the drawing holds only edges a game can take."""
     builder = StateGraph(
         GraphState, context_schema=GameContext, input_schema=InputState, output_schema=OutputState
@@ -93,10 +66,10 @@ def build_graph() -> StateGraph[GraphState, GameContext, InputState, OutputState
         builder.add_node(name, node)
     builder.add_edge(START, FIRST_STEP)
     for name, spec in STEPS.items():
-        if spec.route is not None:
-            builder.add_conditional_edges(name, spec.route, list(spec.follows))
+        if spec.follows:
+            builder.add_conditional_edges(name, route(name), list(spec.follows))
         else:
-            builder.add_edge(name, spec.follows[0] if spec.follows else END)
+            builder.add_edge(name, END)
     return builder
 
 

@@ -34,7 +34,7 @@ def open_day(state: GameState) -> GameUpdate:
     once the round cap is passed)."""
     round_ = state["round"] + 1
     if round_ > state["round_cap"]:
-        return readable(state, {"winner": "draw", "step": "over"})
+        return readable(state, {"winner": "draw", "step": "game_over"})
     t = table(state)
     opener = first_speaker(state["opener"], t.living, t.names)
     order = speaking_order(opener, t.living)
@@ -47,7 +47,7 @@ def open_day(state: GameState) -> GameUpdate:
     update: GameUpdate = {
         "round": round_,
         "phase": "day",
-        "step": "speeches",
+        "step": "speak",
         "opener": opener,
         "queue": order,
         "nominees": [],
@@ -69,10 +69,12 @@ def record_speech(state: GameState, turn: JSON) -> GameUpdate:
     nominees = list(state["nominees"])
     if nomination is not None and nomination not in nominees:
         nominees.append(nomination)
+    queue = [q for q in state["queue"] if q != turn["player"]]
     return {
         "events": dump([speech]),
-        "queue": [q for q in state["queue"] if q != turn["player"]],
+        "queue": queue,
         "nominees": nominees,
+        "step": "speak" if queue else "vote",
     }
 
 
@@ -106,7 +108,7 @@ def _tally(state: GameState, revote: bool, turns: list[JSON]) -> GameUpdate:
     resolve = resolve_revote if revote else resolve_vote
     result = resolve(ballots, state["nominees"])
     events = dump([_vote_round(state, revote, result, turns)])
-    update: GameUpdate = {"step": "night", "queue": []}
+    update: GameUpdate = {"step": "night_start", "queue": []}
     if result.eliminated is not None:
         events += dump([Elimination(round=state["round"], player=result.eliminated)])
         update |= {
@@ -126,7 +128,8 @@ def record_defense(state: GameState, turn: JSON) -> GameUpdate:
     event = DefenseSpeech(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")
     )
-    return {"events": dump([event]), "queue": [q for q in state["queue"] if q != turn["player"]]}
+    queue = [q for q in state["queue"] if q != turn["player"]]
+    return {"events": dump([event]), "queue": queue, "step": "defense" if queue else "revote"}
 
 
 def record_last_words(state: GameState, turn: JSON) -> GameUpdate:
@@ -134,4 +137,4 @@ def record_last_words(state: GameState, turn: JSON) -> GameUpdate:
     event = LastWords(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")
     )
-    return {"events": dump([event]), "pending_last_words": None, "step": "night"}
+    return {"events": dump([event]), "pending_last_words": None, "step": "check_win"}

@@ -23,7 +23,8 @@ from mafia.game.state import JSON, GameState, GameUpdate
 def record_night_zero(state: GameState, turn: JSON) -> GameUpdate:
     """Record a Mafia member's night-zero strategy; the next Mafia sees it."""
     strategy = NightZeroStrategy(round=0, speaker=turn["player"], strategy=turn["text"] or "")
-    return {"events": dump([strategy]), "queue": [q for q in state["queue"] if q != turn["player"]]}
+    queue = [q for q in state["queue"] if q != turn["player"]]
+    return {"events": dump([strategy]), "queue": queue, "step": "night_zero" if queue else "day_start"}
 
 
 def open_night(state: GameState) -> GameUpdate:
@@ -147,13 +148,16 @@ def night_resolution(state: GameState) -> GameUpdate:
         ]
     )
     dead = [*state["dead"], actual] if actual is not None else state["dead"]
-    return readable(state, {"events": events, "dead": dead, "night_turns": [], "step": "dawn"})
+    return readable(state, {"events": events, "dead": dead, "night_turns": [], "step": "check_win"})
 
 
 def check_win(state: GameState) -> GameUpdate:
-    """After a death: Town wins with no Mafia left, Mafia at parity; otherwise play on."""
+    """After a death: Town wins with no Mafia left, Mafia at parity; otherwise a day is followed
+    by night and a night by day."""
     winner = table(state).winner()
-    return readable(state, {"winner": winner, "step": "over"} if winner is not None else {})
+    if winner is not None:
+        return readable(state, {"winner": winner, "step": "game_over"})
+    return readable(state, {"step": "night_start" if state["phase"] == "day" else "day_start"})
 
 
 REASONS = {
@@ -168,4 +172,4 @@ def game_over(state: GameState) -> GameUpdate:
     winner = state["winner"] or "draw"
     reveal = [RoleReveal(player=s.name, role=s.role) for s in seats_of(state)]
     event = GameOver(round=state["round"], winner=winner, reason=REASONS[winner], roles=reveal)
-    return readable(state, {"events": dump([event]), "winner": winner, "step": "over"})
+    return readable(state, {"events": dump([event]), "winner": winner, "step": "game_over"})

@@ -9,7 +9,7 @@ from typing import cast
 from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase, dump_event
 from mafia.game.rules import Role, Seat, Table
-from mafia.game.state import JSON, GameState, GameUpdate, Step, TurnRequest
+from mafia.game.state import JSON, GameState, GameUpdate, StepName, TurnRequest
 
 
 def since_daybreak(state: GameState, kind: str) -> list[JSON]:
@@ -68,27 +68,24 @@ def request(
 
 def _next_turn(state: GameState) -> str:
     """Whose turn comes next, for people reading the state (Studio's state panel)."""
-    step: Step = state["step"]
+    step: StepName = state["step"]
     day, night = f"Day {state['round']}", f"Night {state['round']}"
     queue = state["queue"]
-    if state["winner"] is not None or step == "over":
+    night_opens = f"{night} · the Mafia, the Doctor and the Detective act"
+    if state["winner"] is not None or step == "game_over":
         return "game over"
-    if step == "night_zero":
-        return f"Night 0 · night_zero · {queue[0]}" if queue else "Day 1 begins"
-    if step == "speeches":
-        return f"{day} · speak · {queue[0]}" if queue else f"{day} · vote · everyone alive"
-    if step == "defense":
-        return f"{day} · defense · {queue[0]}" if queue else f"{day} · revote · everyone alive"
+    if step in ("night_zero", "speak", "defense", "mafia_round1") and queue:
+        return f"{day if step in ('speak', 'defense') else night} · {step} · {queue[0]}"
+    if step in ("vote", "revote"):
+        return f"{day} · {step} · everyone alive"
     if step == "last_words":
         return f"{day} · last_words · {state['pending_last_words']}"
-    if step == "mafia_round1":
-        return f"{night} · mafia_round1 · {queue[0]}" if queue else f"{night} · the kill is settled"
     if step == "mafia_round2":
         return f"{night} · mafia_round2 · the Mafia"
-    if step == "resolve":
+    if step == "night_resolution":
         return f"{night} · the night ends"
-    if step == "night":
-        return f"{night} · the Mafia, the Doctor and the Detective act"
+    if step == "night_start" or (step == "check_win" and state["phase"] == "day"):
+        return night_opens
     return f"Day {state['round'] + 1} begins"
 
 
@@ -96,7 +93,7 @@ def readable(state: GameState, update: GameUpdate) -> GameUpdate:
     """``update`` with the fields a person reads in Studio's state panel: the current day or night,
     who is alive and whose turn comes next (derived from the state after ``update``)."""
     after = cast(GameState, {**state, **{k: v for k, v in update.items() if k not in ("events", "prompts")}})
-    over = after["winner"] is not None and after["step"] == "over"
+    over = after["winner"] is not None and after["step"] == "game_over"
     phase = "Day" if after["phase"] == "day" else "Night"
     return {
         **update,

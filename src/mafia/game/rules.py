@@ -326,7 +326,7 @@ def resolve_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str
     return KillDecision(target=choices[lowest], decided_by="lowest_seat")
 
 
-KillStep = Literal["mafia_round1", "mafia_round2", "resolve"]
+KillStep = Literal["mafia_round1", "mafia_round2", "night_resolution"]
 """What follows a Mafia answer: the next Round 1 proposal, Round 2, or the night's resolution."""
 
 
@@ -342,7 +342,7 @@ class KillProgress:
 
 def lone_kill(mafia: str, choice: str) -> KillProgress:
     """A lone living Mafia member chooses the kill directly; the night resolves."""
-    return KillProgress("resolve", KillDecision(target=choice, decided_by="direct"), {mafia: choice})
+    return KillProgress("night_resolution", KillDecision(target=choice, decided_by="direct"), {mafia: choice})
 
 
 def after_round1(proposals: Mapping[str, str], waiting: Collection[str]) -> KillProgress:
@@ -353,13 +353,13 @@ def after_round1(proposals: Mapping[str, str], waiting: Collection[str]) -> Kill
     agreed = agreed_target(proposals)
     if agreed is None:
         return KillProgress("mafia_round2")
-    return KillProgress("resolve", KillDecision(target=agreed, decided_by="round1"), dict(proposals))
+    return KillProgress("night_resolution", KillDecision(target=agreed, decided_by="round1"), dict(proposals))
 
 
 def after_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str]) -> KillProgress:
     """After Round 2 (every living Mafia member answers once): the kill as ``resolve_round2``
     decides it; the night resolves."""
-    return KillProgress("resolve", resolve_round2(choices, mafia_in_seat_order), dict(choices))
+    return KillProgress("night_resolution", resolve_round2(choices, mafia_in_seat_order), dict(choices))
 
 
 # ---- night, deaths, winners, order ---------------------------------------------------------

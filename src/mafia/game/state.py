@@ -41,20 +41,24 @@ class OutputState(TypedDict):
     winner: str | None
 
 
-Step = Literal[
+StepName = Literal[
+    "setup",
     "night_zero",
-    "speeches",
-    "last_words",
+    "day_start",
+    "speak",
+    "vote",
     "defense",
-    "night",
+    "revote",
+    "last_words",
+    "check_win",
+    "night_start",
     "mafia_round1",
     "mafia_round2",
-    "resolve",
-    "dawn",
-    "over",
+    "night_resolution",
+    "game_over",
 ]
-"""Where the game stands within its phase: what the routers read. Every node that moves the game
-on sets it; a turn's answer never does."""
+"""Every step of the turn sequence (one graph node each), by the one name the protocol table, the
+appliers, the state and the graph all use."""
 
 
 class GameState(TypedDict, total=False):
@@ -87,8 +91,9 @@ class GameState(TypedDict, total=False):
     """The last round that may start; a game still running after it is a draw."""
     phase: Literal["day", "night"]
     """Where ``check_win`` goes on to when nobody has won."""
-    step: Step
-    """The step within the phase that the routers read."""
+    step: StepName
+    """The step that comes next, named by the step that just ran (its appliers); the step's router
+    checks it against the followers its row declares."""
     opener: str | None
     """Who opened the current day's speeches (the next day starts one living seat further)."""
     queue: list[str]

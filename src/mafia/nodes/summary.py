@@ -118,7 +118,7 @@ def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
     """Open the next day (``open_day``) and, under a policy with summaries, log the summary of the
     days gone cold with its prompt record."""
     update = open_day(state)
-    if update["step"] == "over":
+    if update["step"] == "game_over":
         return update
     opened = [parse_event(e) for e in update["events"]]
     summary_events, records = dawn_summary(

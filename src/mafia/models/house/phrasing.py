@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mafia.personas import PERSONAS
+from mafia.game.personas import PERSONAS
 
 
 @dataclass(frozen=True, slots=True)
