@@ -4,7 +4,8 @@ misspelt step fails the type check, and no module imports a layer above its own.
 
 from __future__ import annotations
 
-import ast
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -112,61 +113,33 @@ def test_a_misspelt_step_fails_mypy(tmp_path: Path) -> None:
 # ---- layers ---------------------------------------------------------------------------------
 
 
-def _imports(path: Path) -> set[str]:
-    """The modules a source file imports (absolute imports, as the project writes them)."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-        elif isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-    return found
-
-
-def _module(path: Path) -> str:
-    return ".".join(path.relative_to(SRC.parent).with_suffix("").parts).removesuffix(".__init__")
-
-
-MODULES = {_module(p): _imports(p) for p in SRC.rglob("*.py")}
-CLI = ("typer", "mafia.cli", "mafia.cli_frame", "mafia.checks")
-
-
-def _violations(importer_prefix: str, forbidden: tuple[str, ...]) -> list[str]:
-    return sorted(
-        f"{module} imports {name}"
-        for module, names in MODULES.items()
-        if module.startswith(importer_prefix)
-        for name in names
-        if name.startswith(forbidden)
+def _lint_imports(src: Path) -> subprocess.CompletedProcess[str]:
+    """import-linter's contracts (pyproject.toml) checked on the package under ``src``."""
+    return subprocess.run(
+        [
+            str(Path(sys.executable).parent / "lint-imports"),
+            "--no-cache",
+            "--config",
+            str(ROOT / "pyproject.toml"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(src)},
     )
 
 
-def test_no_module_imports_a_layer_above_its_own() -> None:
-    assert _violations("mafia.nodes", CLI) == []
-    assert _violations("mafia.graph", CLI) == []
-    assert (
-        _violations(
-            "mafia.game.protocol",
-            (*CLI, "mafia.nodes.player", "mafia.nodes.turns", "mafia.nodes.setup", "langgraph"),
-        )
-        == []
-    )
-    assert _violations("mafia.game_settings", (*CLI, "mafia.nodes", "langgraph")) == []
-    assert _violations("mafia.tracing", ("mafia.nodes", *CLI)) == []
-    assert _violations("mafia.arena", ("mafia.nodes",)) == []
-    assert (
-        _violations("mafia.context", ("mafia.nodes.player", "mafia.nodes.turns", "mafia.graph", *CLI)) == []
-    )
-    importers = {m for m, names in MODULES.items() if "mafia.cli_frame" in names}
-    assert importers <= {"mafia.cli", "mafia.arena.cli"}
-
-
-def test_the_layer_check_catches_a_planted_import() -> None:
-    MODULES["mafia.nodes.planted"] = {"mafia.cli_frame"}
-    try:
-        assert _violations("mafia.nodes", CLI) == ["mafia.nodes.planted imports mafia.cli_frame"]
-    finally:
-        del MODULES["mafia.nodes.planted"]
+def test_the_layers_contract_fails_on_an_upward_import(tmp_path: Path) -> None:
+    """The package as it is keeps the contracts; with one module of the game importing the player
+    subgraph, the layers contract breaks and names the import."""
+    shutil.copytree(SRC, tmp_path / "mafia", ignore=shutil.ignore_patterns("__pycache__"))
+    kept = _lint_imports(tmp_path)
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    rules = tmp_path / "mafia" / "game" / "rules.py"
+    rules.write_text(rules.read_text() + "\nimport mafia.nodes.player  # planted\n")
+    broken = _lint_imports(tmp_path)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "mafia.game.rules -> mafia.nodes.player" in broken.stdout, broken.stdout
 
 
 def test_the_graph_and_runner_load_without_the_command_line() -> None:

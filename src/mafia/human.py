@@ -27,8 +27,8 @@ from mafia.game.events import AnswerKind
 from mafia.game.rules import Role
 from mafia.game.state import JSON
 from mafia.models.settings import ModelSettings
-from mafia.nodes.turn_state import PlayerTurnState
 from mafia.prompts.anchors import SECTION_HEADER
+from mafia.turn_state import PlayerTurnState
 
 # The key under which a paused stream reports its interrupts (LangGraph documents it; the constant
 # itself is private).

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mafia.context.facts import day_fact_gaps
 from mafia.context.policy import ContextPolicy
 from mafia.context.record import GameRecord, read_view
 from mafia.context.summary_facts import invented_fact
@@ -126,8 +127,6 @@ def check_summary(events: Sequence[EventBase], text: str, through: int) -> str |
     covered day's nor the one story (split at every line break ``str.splitlines`` knows), a fact
     the log does not hold (``summary_facts``), an engine fact of a covered day it drops, or too
     much text."""
-    from mafia.arena.facts import day_fact_gaps  # the audit's reading (arena imports the graph)
-
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         return "empty summary"

@@ -70,11 +70,11 @@ from mafia.nodes.recall_step import (
     recall_offered,
     route_decide,
 )
-from mafia.nodes.turn_state import PlayerTurnInput, PlayerTurnOutput, PlayerTurnState
 from mafia.prompt_pack import pack, unpack
 from mafia.runtime import GameContext, game_context
 from mafia.schema_dialect import AnswerShape, grammar_schema
 from mafia.tracing import traced_turn
+from mafia.turn_state import PlayerTurnInput, PlayerTurnOutput, PlayerTurnState
 from mafia.views import player_view
 
 # A run without a checkpointer has nothing to make durable: the turn's "exit" durability is moot

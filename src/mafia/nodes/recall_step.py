@@ -37,8 +37,8 @@ from mafia.context.tokens import count_tokens
 from mafia.game.state import JSON
 from mafia.models.factory import model_settings, provider_call
 from mafia.nodes.common import parsed_log
-from mafia.nodes.turn_state import PlayerTurnState
 from mafia.runtime import GameContext, game_context
+from mafia.turn_state import PlayerTurnState
 from mafia.views import player_view
 
 RECALL_TOOL: JSON = {

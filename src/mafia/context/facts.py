@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from mafia.context import TranscriptManager
+from mafia.context.transcript import TranscriptManager
 from mafia.game import events as ev
 from mafia.game.rules import SKIP, Role
 from mafia.prompts import anchors
