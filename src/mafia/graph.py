@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from mafia.game.protocol import FIRST_STEP, STEPS, route
 from mafia.game.state import JSON, GameState, GameUpdate, InputState, OutputState, StepName
 from mafia.nodes.setup import setup
-from mafia.nodes.summary import day_start
+from mafia.nodes.summary import summary
 from mafia.nodes.turns import turn_node
 from mafia.runtime import GameContext
 
@@ -37,9 +37,9 @@ class GraphState(GameState, total=False):
     prompts: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
 
 
-OWN_NODES: dict[StepName, Callable[..., GameUpdate]] = {"setup": setup, "day_start": day_start}
+OWN_NODES: dict[StepName, Callable[..., GameUpdate]] = {"setup": setup, "summary": summary}
 """The steps whose node does more than the table's pure function: setup checks the run's models and
-context, and the day's opening asks the summariser when a summary is due."""
+context, and the summary's step asks the summariser when a summary is due."""
 
 
 def _node(name: StepName) -> Callable[..., GameUpdate]:

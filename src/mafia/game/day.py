@@ -30,8 +30,8 @@ def last_night_death(state: GameState) -> str | None:
 
 
 def open_day(state: GameState) -> GameUpdate:
-    """Open the next day: announce the night's death and fix the speaking order (or end in a draw
-    once the round cap is passed)."""
+    """Open the next day: announce the night's death and fix the speaking order, the summary's
+    step next (or end in a draw once the round cap is passed)."""
     round_ = state["round"] + 1
     if round_ > state["round_cap"]:
         return readable(state, {"winner": "draw", "step": "game_over"})
@@ -47,13 +47,18 @@ def open_day(state: GameState) -> GameUpdate:
     update: GameUpdate = {
         "round": round_,
         "phase": "day",
-        "step": "speak",
+        "step": "summary",
         "opener": opener,
         "queue": order,
         "nominees": [],
         "events": dump([event]),
     }
     return readable(state, update)
+
+
+def to_speeches(state: GameState) -> GameUpdate:
+    """The summary's step without a summariser (the reference game's): the day's speeches follow."""
+    return {"step": "speak"}
 
 
 def record_speech(state: GameState, turn: JSON) -> GameUpdate:

@@ -24,6 +24,7 @@ from mafia.game.day import (
     record_speech,
     tally_revote,
     tally_vote,
+    to_speeches,
 )
 from mafia.game.night import (
     check_win,
@@ -340,8 +341,11 @@ STEPS: dict[StepName, StepSpec] = {
     "setup": StepSpec(follows=("night_zero",)),  # every table has Mafia, who plan first
     # Mafia plan one at a time in seat order, each seeing the earlier plans; then the first day.
     "night_zero": StepSpec(("night_zero", "day_start"), ask=ask_night_zero, record=record_night_zero),
-    # The day's first speech, or the end of a game past its round cap.
-    "day_start": StepSpec(("speak", "game_over"), run=open_day),
+    # The day's summary, or the end of a game past its round cap.
+    "day_start": StepSpec(("summary", "game_over"), run=open_day),
+    # Under a policy with summaries, the summariser's call (its node: nodes/summary.py); then the
+    # day's first speech.
+    "summary": StepSpec(("speak",), run=to_speeches),
     # Speeches in order; after the last every living player votes at once.
     "speak": StepSpec(("speak", "vote"), ask=ask_speech, record=record_speech),
     # Last words for the eliminated, defense for the tied, or on to the night.

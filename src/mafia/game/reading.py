@@ -78,6 +78,8 @@ def _next_turn(state: GameState) -> str:
         return f"{day if step in ('speak', 'defense') else night} · {step} · {queue[0]}"
     if step in ("vote", "revote"):
         return f"{day} · {step} · everyone alive"
+    if step == "summary":
+        return f"{day} · summary"
     if step == "last_words":
         return f"{day} · last_words · {state['pending_last_words']}"
     if step == "mafia_round2":

@@ -45,6 +45,7 @@ StepName = Literal[
     "setup",
     "night_zero",
     "day_start",
+    "summary",
     "speak",
     "vote",
     "defense",

@@ -1,7 +1,7 @@
 """The summariser's call at dawn, for policies whose cold days are a model-written summary.
 
-``day_start`` is the node of the day's opening step: the table's ``open_day``, then
-``dawn_summary``: when ``context.summary`` says a summary is due, it asks the configured summariser
+``summary`` is the node of the summary's step, right after the day's opening (``dawn_summary``):
+when ``context.summary`` says a summary is due, it asks the configured summariser
 (``GameContext.summariser``: a model, or ``seat:N`` for that seat's model; the table's default
 model otherwise) once for the whole table, checks the answer against the log, and logs either the
 summary or the fallback with its reason. The call is billed and recorded in prompts.jsonl like a
@@ -24,8 +24,9 @@ from mafia.billing import call_tokens, turn_tokens
 from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, SummaryAnswer, check_summary, summary_request
 from mafia.context.tokens import count_tokens
 from mafia.game.actions import ActionBase
-from mafia.game.day import open_day
-from mafia.game.events import ColdSummary, EventBase, SummaryFallback, dump_event, parse_event
+from mafia.game.day import to_speeches
+from mafia.game.events import ColdSummary, EventBase, SummaryFallback, dump_event
+from mafia.game.reading import readable
 from mafia.game.state import JSON, GameState, GameUpdate
 from mafia.models.factory import resolve_model, structured
 from mafia.nodes.common import parsed_log
@@ -114,17 +115,13 @@ def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[l
     return [dump_event(event)], [record]
 
 
-def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
-    """Open the next day (``open_day``) and, under a policy with summaries, log the summary of the
-    days gone cold with its prompt record."""
-    update = open_day(state)
-    if update["step"] == "game_over":
-        return update
-    opened = [parse_event(e) for e in update["events"]]
-    summary_events, records = dawn_summary(
-        [*parsed_log(state["game_id"], state["events"]), *opened], game_context(runtime), update["round"]
+def summary(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
+    """The summary's step: under a policy with summaries, when one is due, the summary of the days
+    gone cold (or its fallback) with its prompt record; then the day's speeches (``to_speeches``)."""
+    events, records = dawn_summary(
+        parsed_log(state["game_id"], state["events"]), game_context(runtime), state["round"]
     )
-    update["events"] = [*update["events"], *summary_events]
+    update: GameUpdate = {**to_speeches(state), "events": events}
     if records:
         update["prompts"] = pack_all(records, last_record(state["game_id"], state["prompts"]))
-    return update
+    return readable(state, update)
