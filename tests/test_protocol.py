@@ -5,6 +5,7 @@ misspelt step fails the type check, and no module imports a layer above its own.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -16,8 +17,11 @@ import pytest
 from edge_sweep import drawn_edges
 from mafia.game.actions import ActionKind
 from mafia.game.protocol import ACTIONS, FIRST_STEP, STEPS, StepError, route
+from mafia.game.rules import ROLES, Role
 from mafia.game.state import StepName
 from mafia.graph import compile_graph
+from mafia.models.house.decisions import HANDLERS, Knobs, UnhandledAction, decide
+from mafia.models.house.prompt_reading import PromptView
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "mafia"
@@ -31,6 +35,25 @@ def test_every_action_has_one_row_and_every_step_one_spec() -> None:
         assert (SRC / "prompts" / f"{spec.template}.txt").exists()
         assert (spec.fallback_text is not None) == (spec.text_field is not None), kind
         assert not spec.claims or spec.text_field is not None, kind
+
+
+def test_every_role_and_action_has_its_row_templates_and_house_tactic() -> None:
+    """A role's row names its side, its playbook (a template that exists) and its night action (an
+    action with a row); every action has its task template and the house model's tactic."""
+    assert set(ROLES) == set(Role)
+    for role, spec in ROLES.items():
+        assert (SRC / "prompts" / f"{spec.playbook(role)}.txt").exists(), role
+        assert spec.night_action is None or spec.night_action in ACTIONS, role
+        assert spec.side in ("mafia", "town"), role
+    assert set(HANDLERS) == set(ActionKind)
+    for kind, action in ACTIONS.items():
+        assert (SRC / "prompts" / f"{action.template}.txt").exists(), kind
+
+
+def test_the_house_model_refuses_an_action_it_has_no_tactic_for() -> None:
+    view = PromptView(me="Player 1", action="bodyguard_guard", living=["Player 1", "Player 2"])
+    with pytest.raises(UnhandledAction, match="no tactic for the action 'bodyguard_guard'"):
+        decide(view, frozenset(), random.Random(0), Knobs())
 
 
 def test_every_row_names_only_steps_of_the_table() -> None:

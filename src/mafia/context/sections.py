@@ -15,7 +15,7 @@ from mafia.context.safety import quote_text
 from mafia.context.situation import Situation
 from mafia.game.actions import ActionKind
 from mafia.game.events import GameStarted
-from mafia.game.rules import Role
+from mafia.game.rules import ROLES, Role
 from mafia.prompts import anchors
 from mafia.prompts.templates import render, template
 from mafia.schemas import KillRecord, PlayerMemory
@@ -51,7 +51,7 @@ def identity_text(me: str, role: Role, persona: str) -> str:
         header=anchors.IDENTITY,
         identity_line=anchors.format_identity(me, role.value),
         persona_line=anchors.format_persona(quote_text(persona) or "none given; speak plainly."),
-        playbook=template(f"playbooks/{role.value.lower()}").template,
+        playbook=template(ROLES[role].playbook(role)).template,
     )
 
 

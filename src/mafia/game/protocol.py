@@ -38,6 +38,7 @@ from mafia.game.night import (
 )
 from mafia.game.reading import request, table
 from mafia.game.rules import (
+    ROLES,
     SKIP,
     Role,
     ballot_options,
@@ -292,14 +293,15 @@ def ask_round2(state: GameState) -> list[TurnRequest]:
 
 def ask_night_start(state: GameState) -> list[TurnRequest]:
     """The night's first turns, at once: the first Mafia member's Round 1 proposal (a lone Mafia's
-    direct choice), the Doctor's protection and the Detective's check."""
+    direct choice), then each role's own night action (``ROLES``: the Doctor's protection, the
+    Detective's check), role by role."""
     t = table(state)
     mafia = t.with_role(Role.MAFIA)
     kill = ActionKind.NIGHT_KILL if len(mafia) == 1 else ActionKind.MAFIA_ROUND1
+    own = sorted((spec.wakes, role, spec.night_action) for role, spec in ROLES.items() if spec.night_action)
     return [
         ask(state, mafia[0], kill),
-        *(ask(state, d, ActionKind.PROTECT) for d in t.with_role(Role.DOCTOR)),
-        *(ask(state, d, ActionKind.INVESTIGATE) for d in t.with_role(Role.DETECTIVE)),
+        *(ask(state, p, action) for _, role, action in own for p in t.with_role(role)),
     ]
 
 
