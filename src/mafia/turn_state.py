@@ -1,5 +1,6 @@
 """The player subgraph's schemas: its input (the log and one request), its output (the finished
-turn) and its private working state."""
+turn) and its private working state; and the one builder of a call's prompt record (a turn's or
+the summariser's)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from typing import Any, NotRequired
 
 from typing_extensions import TypedDict
 
+from mafia.billing import turn_tokens
+from mafia.context.recall import RECALL_KIND
 from mafia.game.state import JSON, TurnRequest
 
 
@@ -38,3 +41,44 @@ class PlayerTurnState(PlayerTurnInput, PlayerTurnOutput):
     """Recall calls made this turn (policies with recall); a call past the limit is refused."""
     tool_call: NotRequired[JSON | None]
     """The recall call waiting for its answer (``id``, ``query``), if the last call was one."""
+
+
+def prompt_record(
+    *,
+    id: str,
+    round: int,
+    seat: int,
+    player: str,
+    action: str,
+    prompt: JSON,
+    attempts: list[JSON],
+    choice: str | None,
+    claim: str | None,
+    fallback_kind: str | None,
+) -> JSON:
+    """The record prompts.jsonl keeps of one decision: who was asked what, the prompt (``system``,
+    ``user``, its token counts and what was trimmed), every attempt with the turn's token sums, the
+    choice and claim applied, and whether (and why) a fallback stood in. The recall calls are
+    counted only where there were some: other logs stay as they were."""
+    record: JSON = {
+        "id": id,
+        "round": round,
+        "seat": seat,
+        "player": player,
+        "action": action,
+        "system": prompt["system"],
+        "user": prompt["user"],
+        "tokens": prompt["tokens"],
+        "total_tokens": prompt["total_tokens"],
+        "trimmed": prompt["trimmed"],
+        **turn_tokens(attempts),
+        "attempts": attempts,
+        "choice": choice,
+        "claim": claim,
+        "fallback": fallback_kind is not None,
+        "fallback_kind": fallback_kind,
+    }
+    recalls = sum(1 for a in attempts if a.get("kind") == RECALL_KIND)
+    if recalls:
+        record["recalls"] = recalls
+    return record

@@ -17,9 +17,9 @@ from mafia.game.events import (
     Speech,
     VoteRound,
 )
-from mafia.game.reading import dump, readable, since_daybreak, table
+from mafia.game.reading import chosen, dump, readable, since_daybreak, table
 from mafia.game.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
-from mafia.game.state import JSON, GameState, GameUpdate
+from mafia.game.state import GameState, GameUpdate, Turn
 
 
 def last_night_death(state: GameState) -> str | None:
@@ -61,7 +61,7 @@ def to_speeches(state: GameState) -> GameUpdate:
     return {"step": "speak"}
 
 
-def record_speech(state: GameState, turn: JSON) -> GameUpdate:
+def record_speech(state: GameState, turn: Turn) -> GameUpdate:
     """Record a speech and its nomination; the next speaker sees it."""
     nomination = turn["choice"]
     speech = Speech(
@@ -83,7 +83,7 @@ def record_speech(state: GameState, turn: JSON) -> GameUpdate:
     }
 
 
-def _vote_round(state: GameState, revote: bool, result: VoteResult, turns: list[JSON]) -> VoteRound:
+def _vote_round(state: GameState, revote: bool, result: VoteResult, turns: list[Turn]) -> VoteRound:
     return VoteRound(
         round=state["round"],
         revote=revote,
@@ -96,20 +96,20 @@ def _vote_round(state: GameState, revote: bool, result: VoteResult, turns: list[
     )
 
 
-def tally_vote(state: GameState, turns: list[JSON]) -> GameUpdate:
+def tally_vote(state: GameState, turns: list[Turn]) -> GameUpdate:
     """Resolve the day's vote from its ballots in seat order."""
     return _tally(state, False, turns)
 
 
-def tally_revote(state: GameState, turns: list[JSON]) -> GameUpdate:
+def tally_revote(state: GameState, turns: list[Turn]) -> GameUpdate:
     """Resolve the revote among the tied from its ballots in seat order."""
     return _tally(state, True, turns)
 
 
-def _tally(state: GameState, revote: bool, turns: list[JSON]) -> GameUpdate:
+def _tally(state: GameState, revote: bool, turns: list[Turn]) -> GameUpdate:
     """A vote's outcome: an elimination, a tie going to defense and revote (a tied revote
     eliminates no one), or nothing."""
-    ballots = {t["player"]: t["choice"] for t in turns}
+    ballots = {t["player"]: chosen(t) for t in turns}
     resolve = resolve_revote if revote else resolve_vote
     result = resolve(ballots, state["nominees"])
     events = dump([_vote_round(state, revote, result, turns)])
@@ -128,7 +128,7 @@ def _tally(state: GameState, revote: bool, turns: list[JSON]) -> GameUpdate:
     return {**update, "events": events}
 
 
-def record_defense(state: GameState, turn: JSON) -> GameUpdate:
+def record_defense(state: GameState, turn: Turn) -> GameUpdate:
     """Record a tied player's defense."""
     event = DefenseSpeech(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")
@@ -137,7 +137,7 @@ def record_defense(state: GameState, turn: JSON) -> GameUpdate:
     return {"events": dump([event]), "queue": queue, "step": "defense" if queue else "revote"}
 
 
-def record_last_words(state: GameState, turn: JSON) -> GameUpdate:
+def record_last_words(state: GameState, turn: Turn) -> GameUpdate:
     """Record the eliminated player's last words."""
     event = LastWords(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")

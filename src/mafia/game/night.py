@@ -15,12 +15,12 @@ from mafia.game.events import (
     NightZeroStrategy,
     RoleReveal,
 )
-from mafia.game.reading import dump, readable, seats_of, since_daybreak, table
+from mafia.game.reading import chosen, dump, readable, seats_of, since_daybreak, table
 from mafia.game.rules import SKIP, KillProgress, Role, after_round1, after_round2, lone_kill, resolve_night
-from mafia.game.state import JSON, GameState, GameUpdate
+from mafia.game.state import JSON, GameState, GameUpdate, Turn
 
 
-def record_night_zero(state: GameState, turn: JSON) -> GameUpdate:
+def record_night_zero(state: GameState, turn: Turn) -> GameUpdate:
     """Record a Mafia member's night-zero strategy; the next Mafia sees it."""
     strategy = NightZeroStrategy(round=0, speaker=turn["player"], strategy=turn["text"] or "")
     queue = [q for q in state["queue"] if q != turn["player"]]
@@ -32,7 +32,7 @@ def open_night(state: GameState) -> GameUpdate:
     return {"phase": "night", "step": "mafia_round1", "queue": table(state).with_role(Role.MAFIA)}
 
 
-def record_night_turn(state: GameState, turn: JSON) -> GameUpdate:
+def record_night_turn(state: GameState, turn: Turn) -> GameUpdate:
     """Apply one of the night's first turns: the first Mafia proposal (or a lone Mafia's kill) at
     once; the Doctor's and Detective's turns wait in ``night_turns`` until the night resolves."""
     if turn["action"] in (ActionKind.MAFIA_ROUND1.value, ActionKind.NIGHT_KILL.value):
@@ -40,7 +40,7 @@ def record_night_turn(state: GameState, turn: JSON) -> GameUpdate:
     return {"night_turns": [*state["night_turns"], turn]}
 
 
-def _discussion(state: GameState, turn: JSON, coordination_round: int) -> MafiaDiscussion:
+def _discussion(state: GameState, turn: Turn, coordination_round: int) -> MafiaDiscussion:
     return MafiaDiscussion(
         round=state["round"],
         speaker=turn["player"],
@@ -77,25 +77,25 @@ def round1_proposals(state: GameState) -> dict[str, str]:
     return proposals
 
 
-def record_round1(state: GameState, turn: JSON) -> GameUpdate:
+def record_round1(state: GameState, turn: Turn) -> GameUpdate:
     """Record a Round 1 proposal (or a lone Mafia's direct choice) and what the rules make of it
     (``after_round1``, ``lone_kill``): the next proposal, Round 2, or the decided kill."""
     player = turn["player"]
     if turn["action"] == ActionKind.NIGHT_KILL.value:
-        progress = lone_kill(player, turn["choice"])
+        progress = lone_kill(player, chosen(turn))
         events = [*dump([_discussion(state, turn, 0)]), *_kill_vote(state, progress, 0)]
         return {"events": events, "queue": [], "step": progress.follows}
     queue = [q for q in state["queue"] if q != player]
-    progress = after_round1({**round1_proposals(state), player: turn["choice"]}, queue)
+    progress = after_round1({**round1_proposals(state), player: chosen(turn)}, queue)
     events = [*dump([_discussion(state, turn, 1)]), *_kill_vote(state, progress, 1)]
     return {"queue": queue, "step": progress.follows, "events": events}
 
 
-def record_round2(state: GameState, turns: list[JSON]) -> GameUpdate:
+def record_round2(state: GameState, turns: list[Turn]) -> GameUpdate:
     """Record every Round 2 choice in seat order and the kill the rules decide (``after_round2``:
     agreement, else the lowest-seat living Mafia member's choice)."""
     events = dump([_discussion(state, turn, 2) for turn in turns])
-    choices = {t["player"]: t["choice"] for t in turns}
+    choices = {t["player"]: chosen(t) for t in turns}
     progress = after_round2(choices, table(state).with_role(Role.MAFIA))
     return {"events": [*events, *_kill_vote(state, progress, 2)], "step": progress.follows}
 
@@ -125,7 +125,7 @@ def night_resolution(state: GameState) -> GameUpdate:
         )
         events += [*dump([event])]
     for turn in investigations:
-        target = turn["choice"]
+        target = chosen(turn)
         check = Investigation(
             round=state["round"],
             detective=turn["player"],

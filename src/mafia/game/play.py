@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from mafia.game.protocol import FIRST_STEP, STEPS, StepSpec, apply_turns, merged, opening, route
-from mafia.game.state import JSON, GameState, GameUpdate, StepName, TurnRequest
+from mafia.game.state import JSON, GameState, GameUpdate, StepName, Turn, TurnRequest
 
-Answer = Callable[[GameState, TurnRequest], tuple[JSON, list[JSON]]]
+Answer = Callable[[GameState, TurnRequest], tuple[Turn, list[JSON]]]
 """Plays one request on the state it is asked in: the finished turn (its ``player``, ``action``,
 ``choice``, ``text``...) and its player's own events (a thought, a fallback)."""
 

@@ -47,7 +47,7 @@ from mafia.game.rules import (
     nomination_targets,
     protection_targets,
 )
-from mafia.game.state import JSON, GameState, GameUpdate, StepName, TurnRequest
+from mafia.game.state import JSON, GameState, GameUpdate, StepName, Turn, TurnRequest
 
 # ---- actions -------------------------------------------------------------------------------
 
@@ -312,8 +312,8 @@ class StepError(RuntimeError):
     """A step named a next step its row does not declare: a fault of the appliers, never routed."""
 
 
-Record = Callable[[GameState, JSON], GameUpdate]
-Settle = Callable[[GameState, list[JSON]], GameUpdate]
+Record = Callable[[GameState, Turn], GameUpdate]
+Settle = Callable[[GameState, list[Turn]], GameUpdate]
 
 
 @dataclass(frozen=True)
@@ -412,7 +412,7 @@ def opening(spec: StepSpec, state: GameState) -> GameUpdate:
 
 
 def apply_turns(
-    spec: StepSpec, opened: GameUpdate, state: GameState, played: Sequence[tuple[JSON, list[JSON]]]
+    spec: StepSpec, opened: GameUpdate, state: GameState, played: Sequence[tuple[Turn, list[JSON]]]
 ) -> GameUpdate:
     """What a step writes, in one update: its opening (``opened``), then each answered turn's own
     events (its player's thought, any fallback) followed by what applying that turn logged

@@ -9,7 +9,7 @@ from typing import cast
 from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase, dump_event
 from mafia.game.rules import Role, Seat, Table
-from mafia.game.state import JSON, GameState, GameUpdate, StepName, TurnRequest
+from mafia.game.state import JSON, GameState, GameUpdate, StepName, Turn, TurnRequest
 
 
 def since_daybreak(state: GameState, kind: str) -> list[JSON]:
@@ -30,6 +30,15 @@ def dump(events: Iterable[EventBase]) -> list[JSON]:
 
 
 _ROLES = {role.value: role for role in Role}  # a lookup: calling the enum costs more, per seat per step
+
+
+def chosen(turn: Turn) -> str:
+    """The choice of a turn whose action always chooses (a ballot, a kill, a protection, a check:
+    its fallback is ``skip`` or an option); a turn without one is an engine fault."""
+    choice = turn["choice"]
+    if choice is None:
+        raise ValueError(f"turn {turn['id']} of a choosing action holds no choice")
+    return choice
 
 
 def seats_of(state: GameState) -> tuple[Seat, ...]:

@@ -101,7 +101,7 @@ class GameState(TypedDict, total=False):
     """Players still to act in the current sequential phase (speeches, defenses, Mafia Round 1)."""
     nominees: list[str]
     """Today's nominees in order of first nomination; the tied players during defense/revote."""
-    night_turns: list[JSON]
+    night_turns: list[Turn]
     """Tonight's finished Doctor and Detective turns, in seat order, until the night resolves."""
     pending_last_words: str | None
     """The player just voted out, who speaks last words next."""
@@ -115,6 +115,21 @@ class GameState(TypedDict, total=False):
 GameUpdate = GameState
 """What a node of the game graph returns: any of GameState's fields, each typed as the state types
 it, so a misspelt ``step`` or a field the state lacks fails the type check."""
+
+
+class Turn(TypedDict):
+    """One finished turn, as the appliers read it: who answered what (a fallback's choice and
+    words where the answers were rejected)."""
+
+    id: str
+    order: int
+    player: str
+    action: str
+    choice: str | None
+    text: str | None
+    claim: str | None
+    reasoning: str
+    """The turn's private reasoning (a night action's event keeps it)."""
 
 
 class TurnRequest(TypedDict):

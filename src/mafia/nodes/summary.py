@@ -20,7 +20,7 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from mafia.answers import encodable, rejection_of
-from mafia.billing import call_tokens, turn_tokens
+from mafia.billing import call_tokens
 from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, SummaryAnswer, check_summary, summary_request
 from mafia.context.tokens import count_tokens
 from mafia.game.actions import ActionBase
@@ -33,6 +33,7 @@ from mafia.nodes.common import parsed_log
 from mafia.nodes.player import raw_text
 from mafia.prompt_pack import last_record, pack_all
 from mafia.runtime import GameContext, ModelLike, game_context
+from mafia.turn_state import prompt_record
 
 SEAT_PREFIX = "seat:"
 
@@ -94,24 +95,25 @@ def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[l
         event: EventBase = ColdSummary(round=day, through=request.through, text=text, summariser=label)
     else:
         event = SummaryFallback(round=day, through=request.through, reason=reason or "", summariser=label)
-    record: JSON = {
-        "id": f"{day}:{SUMMARY_ACTION}:{SUMMARISER}",
-        "round": day,
-        "seat": 0,
-        "player": SUMMARISER,
-        "action": SUMMARY_ACTION,
+    prompt: JSON = {
         "system": request.system,
         "user": request.user,
         "tokens": {"summary_request": count_tokens(request.user)},
         "total_tokens": count_tokens(request.system) + count_tokens(request.user),
         "trimmed": [],
-        **turn_tokens([attempt]),
-        "attempts": [attempt],
-        "choice": None,
-        "claim": None,
-        "fallback": isinstance(event, SummaryFallback),
-        "fallback_kind": kind,
     }
+    record = prompt_record(
+        id=f"{day}:{SUMMARY_ACTION}:{SUMMARISER}",
+        round=day,
+        seat=0,
+        player=SUMMARISER,
+        action=SUMMARY_ACTION,
+        prompt=prompt,
+        attempts=[attempt],
+        choice=None,
+        claim=None,
+        fallback_kind=kind if isinstance(event, SummaryFallback) else None,
+    )
     return [dump_event(event)], [record]
 
 
