@@ -22,6 +22,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from mafia.answers import Rejection, normalize_choice, rejection_of
+from mafia.context.memory import NIGHT_ACTIONS
 from mafia.game.actions import Answer, empty_answer
 from mafia.game.events import AnswerKind
 from mafia.game.rules import CLAIMABLE
@@ -47,7 +48,6 @@ TEXT_NAMES = {
     "night_zero": "plan for the Mafia",
     "mafia_round1": "message to your partners",
 }
-NIGHT_ACTIONS = {"night_zero", "mafia_round1", "mafia_round2", "night_kill", "protect", "investigate"}
 # A person's attempt is recorded as a model call is, with nothing billed (and no cache prefixes).
 NO_TOKENS = {"prompt_tokens": 0, "schema_tokens": 0, "output_tokens": 0}
 CLAIM_ROLES = [role.value for role in CLAIMABLE]

@@ -33,13 +33,7 @@ def ordinal(n: int) -> str:
 def composition(started: GameStarted | None) -> str:
     if started is None:
         return "unknown"
-    counts = [
-        (started.mafia, "Mafia"),
-        (started.detective, "Detective"),
-        (started.doctor, "Doctor"),
-        (started.town, "Town"),
-    ]
-    return ", ".join(f"{n} {name}" for n, name in counts)
+    return ", ".join(f"{getattr(started, role.value.lower())} {role.value}" for role in ROLES)
 
 
 @lru_cache(maxsize=512)
