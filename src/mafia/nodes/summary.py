@@ -33,6 +33,7 @@ from mafia.nodes.common import parsed_log
 from mafia.nodes.player import raw_text
 from mafia.prompt_pack import last_record, pack_all
 from mafia.runtime import GameContext, ModelLike, game_context
+from mafia.tracing import traced_summary
 from mafia.turn_state import prompt_record
 
 SEAT_PREFIX = "seat:"
@@ -114,6 +115,7 @@ def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[l
         claim=None,
         fallback_kind=kind if isinstance(event, SummaryFallback) else None,
     )
+    traced_summary(day, label, messages, record)
     return [dump_event(event)], [record]
 
 
