@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from cdp import Browser, chromium_or_skip
 from mafia.cli import app
-from mafia.events import GameOver, Speech, VoteRound, from_jsonl
+from mafia.game.events import GameOver, Speech, VoteRound, from_jsonl
 from mafia.models.house import HouseModel
 from mafia.runner import run_game
 

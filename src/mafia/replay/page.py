@@ -15,7 +15,6 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
-from mafia import events as ev
 from mafia.display import (
     OUTCOME_TEXT,
     is_night,
@@ -25,8 +24,9 @@ from mafia.display import (
     setup_text,
     vote_rows,
 )
+from mafia.game import events as ev
+from mafia.game.rules import Role
 from mafia.html_page import document
-from mafia.rules import Role
 from mafia.run_record import shown
 
 GENERATOR = '<meta name="generator" content="mafia replay">'  # marks a page this module wrote

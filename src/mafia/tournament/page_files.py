@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from mafia.arena.spec import GAMES_DIR, ArenaError
-from mafia.state import JSON
+from mafia.game.state import JSON
 from mafia.tournament.page import GENERATOR, render_page
 from mafia.tournament.results import Tournament
 

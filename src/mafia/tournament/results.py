@@ -12,7 +12,7 @@ from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
 from mafia.call_kinds import SUMMARY_ACTION
 from mafia.cost import Cost, cost_of
-from mafia.state import JSON
+from mafia.game.state import JSON
 from mafia.tournament.spec import KIND
 
 COSTS = ("calls", "recalls", "tokens", "billed_tokens", "reasks", "fallbacks")
