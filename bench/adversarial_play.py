@@ -21,7 +21,7 @@ from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP
 from mafia.context.policy import policy_by_name
-from mafia.events import parse_event, roles_from_log
+from mafia.game.events import parse_event, roles_from_log
 from mafia.runner import run_game
 
 SIZES = (7, 12, 16)

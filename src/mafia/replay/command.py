@@ -16,7 +16,7 @@ from mafia.stdout import terminal
 
 # The run folder's reader and the renderers load when a replay runs, not for `mafia replay --help`.
 if TYPE_CHECKING:
-    from mafia.events import EventBase
+    from mafia.game.events import EventBase
     from mafia.replay.run_folder import RunFolder
 
 
@@ -98,7 +98,7 @@ def replay(
 def show(folder: RunFolder, view: View, day: int | None) -> None:
     """The replay in the terminal, drawn by the live view."""
     from mafia.display import GameView
-    from mafia.events import GameOver
+    from mafia.game.events import GameOver
 
     console = terminal()
     reveal = view is View.ALL
@@ -115,13 +115,13 @@ def show(folder: RunFolder, view: View, day: int | None) -> None:
 def write_page(folder: RunFolder, view: View, day: int | None, out: Path) -> None:
     """Write the HTML page to ``out``, whole or not at all. An existing file is replaced only if it
     is a page this command wrote: anything else there is the user's and is kept."""
-    from mafia.events import roles_from_log
+    from mafia.game.events import roles_from_log
     from mafia.replay.page import GENERATOR, render_page
     from mafia.replay.run_folder import ReplayError
 
     if out.is_dir():
         raise ReplayError(f"--html {out}: is a folder; give a file name such as replay.html")
-    if out.exists() and GENERATOR not in _head(out):
+    if out.exists() and GENERATOR not in file_head(out):
         raise ReplayError(
             f"--html {out}: exists and is not a replay page; move it away or choose another file"
         )
@@ -143,7 +143,8 @@ def write_page(folder: RunFolder, view: View, day: int | None, out: Path) -> Non
         raise ReplayError(f"--html {out}: cannot be written ({exc.strerror or exc})") from None
 
 
-def _head(path: Path) -> str:
+def file_head(path: Path) -> str:
+    """The first 2 KiB of a file as text ("" if it cannot be read): where a page's generator is."""
     try:
         with path.open("rb") as handle:
             return handle.read(2048).decode("utf-8", "replace")

@@ -1,0 +1,467 @@
+"""Typed game events: the append-only log that is the single source of truth.
+
+Each event class declares its privacy: ``AUDIENCE`` makes a whole event private to some players,
+``PRIVATE_FIELDS`` hides single fields of an otherwise public event. ``entitled`` is the one place
+that decides who may see what; ``mafia.views`` applies it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+
+from mafia.game.rules import DecidedBy, Role, VoteKind, Winner
+
+
+class AnswerKind(StrEnum):
+    """Why an answer was rejected (logged on every rejected attempt and on the fallback)."""
+
+    INVALID_JSON = "invalid_json"  # not parseable as JSON (or no structured output at all)
+    SCHEMA = "schema"  # JSON that does not match the answer schema
+    ILLEGAL_CHOICE = "illegal_choice"  # a choice that is not among the valid options
+    REFUSAL = "refusal"  # the model declined to answer
+    LENGTH = "length"  # the output hit the token limit before the answer was complete
+    CONTENT_FILTER = "content_filter"  # the provider's content filter stopped the output
+    EMPTY_TEXT = "empty_text"  # a speech, message or plan that says nothing
+    INVALID_TEXT = "invalid_text"  # lone surrogates or control characters in a text
+
+
+class Audience(StrEnum):
+    """Who may see a private event or field."""
+
+    ACTOR = "actor"  # the player named by the event's ACTOR_FIELD
+    MAFIA = "mafia"  # every Mafia player, living or dead
+    DOCTOR = "doctor"  # every player holding the Doctor role
+    NOBODY = "nobody"  # no player: a record of the run, never part of a prompt
+
+
+class EventBase(BaseModel):
+    """Fields every event has; ``round`` is the day/night number (0 for setup and night zero)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    AUDIENCE: ClassVar[Audience | None] = None
+    PRIVATE_FIELDS: ClassVar[Mapping[str, Audience]] = {}
+    ACTOR_FIELD: ClassVar[str | None] = None
+
+    round: int
+
+    def actor(self) -> str | None:
+        """The player who acted in this event, if the event names one."""
+        return getattr(self, self.ACTOR_FIELD) if self.ACTOR_FIELD else None
+
+
+class Ballot(BaseModel):
+    """One player's choice in a vote: a player's name or ``skip``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    voter: str
+    target: str
+
+
+class Count(BaseModel):
+    """Votes an option received."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    option: str
+    votes: int
+
+
+class RoleReveal(BaseModel):
+    """A player's role, made public at game over."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    player: str
+    role: Role
+
+
+class SuspicionNote(BaseModel):
+    """A player's belief about another player (stored in a thought)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    player: str
+    level: int
+    reasoning: str
+
+
+def relationship_text(entry: object) -> object:
+    """A relationship as the one line answers give it; logs written when a relationship was an
+    object (players, kind, note) read as that line, so older games still load and resume."""
+    if isinstance(entry, Mapping) and {"players", "kind", "note"} <= set(entry):
+        return f"{' & '.join(map(str, entry['players']))} ({entry['kind']}): {entry['note']}"
+    return entry
+
+
+# ---- setup ---------------------------------------------------------------------------------
+
+
+class GameStarted(EventBase):
+    """The table is set: seat order and the public role counts."""
+
+    type: Literal["game_started"] = "game_started"
+    game_id: str
+    players: list[str]
+    mafia: int
+    detective: int
+    doctor: int
+    town: int
+    round_cap: int
+
+
+class RoleAssigned(EventBase):
+    """A player learns their role and persona; Mafia also learn their partners."""
+
+    AUDIENCE = Audience.ACTOR
+    ACTOR_FIELD = "player"
+    type: Literal["role_assigned"] = "role_assigned"
+    player: str
+    role: Role
+    persona: str = ""
+    partners: list[str] = Field(default_factory=list)
+
+
+class NightZeroStrategy(EventBase):
+    """A Mafia member's opening strategy notes for partners (no kill on night zero)."""
+
+    AUDIENCE = Audience.MAFIA
+    ACTOR_FIELD = "speaker"
+    type: Literal["night_zero_strategy"] = "night_zero_strategy"
+    speaker: str
+    strategy: str
+
+
+# ---- day -----------------------------------------------------------------------------------
+
+
+class DayStarted(EventBase):
+    """A day opens: who died in the night (if anyone) and the order of speeches."""
+
+    type: Literal["day_started"] = "day_started"
+    night_death: str | None = None
+    living: list[str]
+    speaking_order: list[str]
+
+
+class Speech(EventBase):
+    """A day speech, with an optional nomination of another living player and the role its speaker
+    publicly claims in it (None: no structured claim; the text may still claim one)."""
+
+    ACTOR_FIELD = "speaker"
+    type: Literal["speech"] = "speech"
+    speaker: str
+    text: str
+    nomination: str | None = None
+    claim: Role | None = None
+
+
+class DefenseSpeech(EventBase):
+    """A tied player's defense before the revote, with the role it publicly claims, if any."""
+
+    ACTOR_FIELD = "speaker"
+    type: Literal["defense"] = "defense"
+    speaker: str
+    text: str
+    claim: Role | None = None
+
+
+class VoteRound(EventBase):
+    """A completed (re)vote: every ballot, the counts and the outcome."""
+
+    type: Literal["vote_round"] = "vote_round"
+    revote: bool = False
+    nominees: list[str]
+    ballots: list[Ballot]
+    counts: list[Count]
+    outcome: VoteKind
+    eliminated: str | None = None
+    tied: list[str] = Field(default_factory=list)
+
+
+class Elimination(EventBase):
+    """A player voted out by the day; their role stays hidden until the game ends."""
+
+    type: Literal["elimination"] = "elimination"
+    player: str
+
+
+class LastWords(EventBase):
+    """The day-eliminated player's final speech, with the role it publicly claims, if any."""
+
+    ACTOR_FIELD = "speaker"
+    type: Literal["last_words"] = "last_words"
+    speaker: str
+    text: str
+    claim: Role | None = None
+
+
+# ---- night ---------------------------------------------------------------------------------
+
+
+class MafiaDiscussion(EventBase):
+    """One Mafia member's proposal in a coordination round: the target and the message to partners.
+
+    The member's reasoning is not here: it lives in the member's own private thought."""
+
+    AUDIENCE = Audience.MAFIA
+    ACTOR_FIELD = "speaker"
+    type: Literal["mafia_discussion"] = "mafia_discussion"
+    speaker: str
+    target: str
+    message: str
+    coordination_round: int
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_reasoning(cls, data: Any) -> Any:
+        """Logs and checkpoints written before reasoning became private carried it here: read them
+        without it (partners must never see a member's reasoning; its thought keeps it)."""
+        if isinstance(data, dict) and "reasoning" in data:
+            return {k: v for k, v in data.items() if k != "reasoning"}
+        return data
+
+
+class MafiaVote(EventBase):
+    """How the Mafia's night kill was settled."""
+
+    AUDIENCE = Audience.MAFIA
+    type: Literal["mafia_vote"] = "mafia_vote"
+    votes: list[Ballot]
+    final_target: str
+    decided_by: DecidedBy
+    coordination_round: int
+
+
+class DoctorProtection(EventBase):
+    """Whom the Doctor protected tonight and why."""
+
+    AUDIENCE = Audience.ACTOR
+    ACTOR_FIELD = "protector"
+    type: Literal["doctor_protection"] = "doctor_protection"
+    protector: str
+    protected: str
+    reasoning: str
+
+
+class Investigation(EventBase):
+    """The Detective's check of one player and its result."""
+
+    AUDIENCE = Audience.ACTOR
+    ACTOR_FIELD = "detective"
+    type: Literal["investigation"] = "investigation"
+    detective: str
+    target: str
+    result: Literal["Mafia", "Not Mafia"]
+    reasoning: str
+
+
+class NightResolution(EventBase):
+    """The night's outcome; only ``actual_kill`` is public."""
+
+    PRIVATE_FIELDS = {"intended_kill": Audience.MAFIA, "protected": Audience.DOCTOR}
+    type: Literal["night_resolution"] = "night_resolution"
+    actual_kill: str | None = None
+    intended_kill: str | None = None
+    protected: str | None = None
+
+
+# ---- per-player bookkeeping ----------------------------------------------------------------
+
+
+class PlayerNote(EventBase):
+    """An event about one player's own decision, private to that player."""
+
+    AUDIENCE = Audience.ACTOR
+    ACTOR_FIELD = "player"
+    player: str
+    action: str
+
+
+class Thought(PlayerNote):
+    """A player's private reasoning and beliefs returned with one action (their memory's source)."""
+
+    type: Literal["thought"] = "thought"
+    observations: str
+    strategy: str
+    reasoning: str
+    suspicions: list[SuspicionNote] = Field(default_factory=list)
+    relationships: list[str] = Field(default_factory=list)
+    pattern_notes: list[str] = Field(default_factory=list)
+
+    @field_validator("relationships", mode="before")
+    @classmethod
+    def _relationship_lines(cls, value: object) -> object:
+        return [relationship_text(r) for r in value] if isinstance(value, list) else value
+
+
+class Fallback(PlayerNote):
+    """An answer still malformed or illegal after retries, and the legal choice applied instead."""
+
+    type: Literal["fallback"] = "fallback"
+    error: str
+    kind: AnswerKind | None = None
+    """Why the last answer was rejected; None only in logs written before kinds were recorded."""
+    attempts: int
+    applied: str
+
+
+class TextTruncated(PlayerNote):
+    """A model-written text cut to its configured limit (``GameContext.text_limits``)."""
+
+    type: Literal["text_truncated"] = "text_truncated"
+    field: str
+    length: int
+    limit: int
+
+
+class ColdSummary(EventBase):
+    """A model-written summary of the public record of Days 1 to ``through``, checked against the
+    log before it was logged (``context.summary``); prompts show it in place of those days."""
+
+    type: Literal["cold_summary"] = "cold_summary"
+    through: int
+    text: str
+    summariser: str
+
+
+class SummaryFallback(EventBase):
+    """A summary that could not be used (the summariser failed, answered badly or dropped an engine
+    fact): the days it was to cover stay in the deterministic compression."""
+
+    type: Literal["summary_fallback"] = "summary_fallback"
+    through: int
+    reason: str
+    summariser: str
+
+
+class RunChanged(EventBase):
+    """A setting of the run changed when it was resumed, as the user asked explicitly (a model, a
+    seat's model or person, the policy, the retries): what it was and what it became."""
+
+    AUDIENCE = Audience.NOBODY
+    type: Literal["run_changed"] = "run_changed"
+    setting: str
+    before: str
+    after: str
+
+
+class GameOver(EventBase):
+    """The game has ended: the winner, why, and every role revealed."""
+
+    type: Literal["game_over"] = "game_over"
+    winner: Winner
+    reason: str
+    roles: list[RoleReveal]
+
+
+Event = Annotated[
+    GameStarted
+    | RoleAssigned
+    | NightZeroStrategy
+    | DayStarted
+    | Speech
+    | DefenseSpeech
+    | VoteRound
+    | Elimination
+    | LastWords
+    | MafiaDiscussion
+    | MafiaVote
+    | DoctorProtection
+    | Investigation
+    | NightResolution
+    | Thought
+    | Fallback
+    | TextTruncated
+    | ColdSummary
+    | SummaryFallback
+    | RunChanged
+    | GameOver,
+    Field(discriminator="type"),
+]
+
+EVENT_TYPES: tuple[type[EventBase], ...] = (
+    GameStarted,
+    RoleAssigned,
+    NightZeroStrategy,
+    DayStarted,
+    Speech,
+    DefenseSpeech,
+    VoteRound,
+    Elimination,
+    LastWords,
+    MafiaDiscussion,
+    MafiaVote,
+    DoctorProtection,
+    Investigation,
+    NightResolution,
+    Thought,
+    Fallback,
+    TextTruncated,
+    ColdSummary,
+    SummaryFallback,
+    RunChanged,
+    GameOver,
+)
+
+_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def parse_event(data: Mapping[str, object]) -> EventBase:
+    """An event from its JSON-plain dict (as stored in graph state or a JSONL line)."""
+    event: EventBase = _ADAPTER.validate_python(data)
+    return event
+
+
+def dump_event(event: EventBase) -> dict[str, object]:
+    """The JSON-plain dict of an event, with ``type`` first for readable logs."""
+    data = event.model_dump(mode="json")
+    return {"type": data.pop("type"), **data}
+
+
+def to_jsonl(events: Iterable[EventBase]) -> str:
+    """The log as JSON Lines, one event a line, stable key order."""
+    return "".join(event_line(e) for e in events)
+
+
+def event_line(event: EventBase) -> str:
+    """One JSONL line (with its newline) for an event."""
+    return json.dumps(dump_event(event), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def from_jsonl(text: str) -> list[EventBase]:
+    """Parse a JSONL log written by ``to_jsonl``.
+
+    Lines are split on ``\\n`` only: ``str.splitlines`` would also split on U+2028, U+0085 and
+    friends, which ``json.dumps(ensure_ascii=False)`` leaves unescaped inside strings.
+    """
+    return [parse_event(json.loads(line)) for line in text.split("\n") if line.strip()]
+
+
+def roles_from_log(events: Sequence[EventBase]) -> dict[str, Role]:
+    """Every player's role, read from the (unfiltered) log's role assignments."""
+    return {e.player: e.role for e in events if isinstance(e, RoleAssigned)}
+
+
+def _in_audience(event: EventBase, audience: Audience, viewer: str, roles: Mapping[str, Role]) -> bool:
+    if audience is Audience.ACTOR:
+        return event.actor() == viewer
+    if audience is Audience.MAFIA:
+        return roles.get(viewer) is Role.MAFIA
+    if audience is Audience.DOCTOR:
+        return roles.get(viewer) is Role.DOCTOR
+    return False
+
+
+def entitled(event: EventBase, viewer: str, roles: Mapping[str, Role]) -> tuple[bool, frozenset[str]]:
+    """Whether ``viewer`` sees ``event`` at all, and which of its private fields they may read."""
+    if event.AUDIENCE is not None and not _in_audience(event, event.AUDIENCE, viewer, roles):
+        return False, frozenset()
+    fields = frozenset(
+        name
+        for name, audience in event.PRIVATE_FIELDS.items()
+        if _in_audience(event, audience, viewer, roles)
+    )
+    return True, fields

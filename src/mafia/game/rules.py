@@ -1,0 +1,478 @@
+"""The rules of Mafia as pure functions over plain data (no LangGraph import).
+
+Players are identified by their unique names; seats give their order. ``SKIP`` stands for "no one"
+wherever a ballot or a night choice may abstain.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import unicodedata
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from mafia.game.actions import ActionKind
+
+SKIP = "skip"
+MIN_PLAYERS = 5
+MAX_PLAYERS = 16
+DEFAULT_ROUND_CAP = 20
+NAME_MAX = 40
+"""Longest player name: names are repeated in every prompt line that mentions a player."""
+SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
+
+
+class Role(StrEnum):
+    """A secret role; the Mafia is one team, the three others are the Town."""
+
+    MAFIA = "Mafia"
+    DETECTIVE = "Detective"
+    DOCTOR = "Doctor"
+    TOWN = "Town"
+
+
+Team = Literal["mafia", "town"]
+Winner = Literal["mafia", "town", "draw"]
+
+
+@dataclass(frozen=True)
+class RoleSpec:
+    """One role: its side, what it alone does at night, how a claim of it is worded, its playbook
+    and how many a table may hold."""
+
+    side: Team
+    night_action: ActionKind | None
+    """The action its holder takes alone each night, asked at nightfall beside the Mafia's first
+    proposal (None: none; the Mafia's kill is the team's own steps)."""
+    claim_words: str
+    """The words (a regular-expression alternation) by which a speech claims the role."""
+    at_most: int | None = None
+    """The most a table may hold (one: its night results are private to their one holder)."""
+    wakes: int = 0
+    """When its night action is asked among the roles that have one, lower first."""
+
+    def playbook(self, role: Role) -> str:
+        """Its playbook's template under prompts/."""
+        return f"playbooks/{role.value.lower()}"
+
+
+ROLES: dict[Role, RoleSpec] = {
+    Role.MAFIA: RoleSpec("mafia", None, r"mafia|mafioso|godfather|scum"),
+    Role.DETECTIVE: RoleSpec(
+        "town", ActionKind.INVESTIGATE, r"detective|cop|investigator|sheriff|seer", at_most=1, wakes=2
+    ),
+    Role.DOCTOR: RoleSpec(
+        "town", ActionKind.PROTECT, r"doctor|doc|medic|healer|nurse|protector", at_most=1, wakes=1
+    ),
+    Role.TOWN: RoleSpec(
+        "town", None, r"town(?:ie|sperson|sfolk|s ?person)?|villager|citizen|civilian|vanilla|vt"
+    ),
+}
+"""Every role's row, in seat-dealing order. A role is named once, here and in ``Role``."""
+
+CLAIMABLE: tuple[Role, ...] = (*(r for r in ROLES if ROLES[r].side == "town"), Role.MAFIA)
+"""The roles a speech may claim, the Town's first (the answer schema's order)."""
+
+# Mafia seats by table size; Detective and Doctor are one each, Town fills the rest.
+_DEFAULT_MAFIA = {5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3, 11: 3, 12: 3, 13: 3, 14: 4, 15: 4, 16: 4}
+
+
+class ConfigError(ValueError):
+    """An unplayable game configuration; the message names the field and what is allowed."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+
+
+def team_of(role: Role) -> Team:
+    """The side a role plays for."""
+    return ROLES[role].side
+
+
+@dataclass(frozen=True)
+class RoleCounts:
+    """How many of each role sit at the table."""
+
+    mafia: int
+    detective: int
+    doctor: int
+    town: int
+
+    @property
+    def total(self) -> int:
+        return self.mafia + self.detective + self.doctor + self.town
+
+    @classmethod
+    def default(cls, players: int) -> RoleCounts:
+        """The recommended mix for a table of ``players`` (7 gives 2 Mafia, 1+1, 3 Town)."""
+        mafia = _DEFAULT_MAFIA[players]
+        return cls(mafia=mafia, detective=1, doctor=1, town=players - mafia - 2)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything that fixes a game before the first model call: same config and seed, same game."""
+
+    players: int = 7
+    names: tuple[str, ...] | None = None
+    roles: RoleCounts | None = None
+    seed: int = 0
+    round_cap: int = DEFAULT_ROUND_CAP
+
+    def role_counts(self) -> RoleCounts:
+        return self.roles if self.roles is not None else RoleCounts.default(self.players)
+
+    def seat_names(self) -> tuple[str, ...]:
+        if self.names is not None:
+            return self.names
+        return tuple(f"Player {k}" for k in range(1, self.players + 1))
+
+
+ROLE_FIELDS = tuple(role.value.lower() for role in ROLES)
+"""The roles as a game's settings name them (``--roles doctor=1``)."""
+
+
+def parse_role_counts(spec: Mapping[str, int], players: int) -> RoleCounts:
+    """Role counts from a mapping such as ``{"mafia": 3, "doctor": 1}``; Town fills what is left.
+
+    Unnamed special roles keep their default (1 Detective, 1 Doctor, Mafia by table size).
+    """
+    unknown = sorted(set(spec) - set(ROLE_FIELDS))
+    if unknown:
+        raise ConfigError("roles", f"unknown role {unknown[0]!r}; allowed: {', '.join(ROLE_FIELDS)}")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        _bad_players(players)
+    base = RoleCounts.default(players)
+    counts = {name: spec.get(name, getattr(base, name)) for name in ROLE_FIELDS[:3]}
+    for name, value in counts.items():
+        if value < 0:
+            raise ConfigError(f"roles.{name}", f"must be 0 or more, got {value}")
+    town = spec.get("town", players - sum(counts.values()))
+    if town < 0:
+        if "town" in spec:
+            raise ConfigError("roles.town", f"must be 0 or more, got {town}")
+        raise ConfigError("roles", f"{sum(counts.values())} special roles exceed {players} seats")
+    return RoleCounts(town=town, **counts)
+
+
+def _bad_players(players: int) -> None:
+    raise ConfigError("players", f"must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {players}")
+
+
+def validate_config(config: GameConfig) -> None:
+    """Raise ConfigError naming the first field that makes ``config`` unplayable."""
+    if not MIN_PLAYERS <= config.players <= MAX_PLAYERS:
+        _bad_players(config.players)
+    if config.round_cap < 1:
+        raise ConfigError("round_cap", f"must be 1 or more, got {config.round_cap}")
+    if not SEED_MIN <= config.seed <= SEED_MAX:
+        raise ConfigError("seed", f"must fit in 64 bits ({SEED_MIN} to {SEED_MAX}), got {config.seed}")
+    if config.names is not None:
+        _validate_names(config.names, config.players)
+    counts = config.role_counts()
+    for name in ROLE_FIELDS:
+        value = getattr(counts, name)
+        if value < 0:
+            raise ConfigError(f"roles.{name}", f"must be 0 or more, got {value}")
+    if counts.total != config.players:
+        raise ConfigError(
+            "roles",
+            f"role counts add up to {counts.total} but the table has {config.players} seats",
+        )
+    if counts.mafia < 1:
+        raise ConfigError("roles.mafia", "at least 1 Mafia is required")
+    for role, spec in ROLES.items():
+        # One Detective or Doctor at most: night results are private to their one holder (a
+        # second Doctor would learn the first's protection from the night's outcome record).
+        value = getattr(counts, role.value.lower())
+        if spec.at_most is not None and value > spec.at_most:
+            allowed = " or ".join(map(str, range(spec.at_most + 1)))
+            raise ConfigError(f"roles.{role.value.lower()}", f"must be {allowed}, got {value}")
+    others = counts.total - counts.mafia
+    if counts.mafia >= others:
+        raise ConfigError(
+            "roles.mafia",
+            f"Mafia must be strictly fewer than the others ({counts.mafia} vs {others})",
+        )
+
+
+def _validate_names(names: Sequence[str], players: int) -> None:
+    """Names are shown on one line in every prompt and matched without regard to case, so they must
+    be short, printable, and distinct apart from case."""
+    if len(names) != players:
+        raise ConfigError("names", f"need {players} names (one per seat), got {len(names)}")
+    for name in names:
+        if not name.strip() or name != name.strip():
+            raise ConfigError("names", f"names must be non-empty without edge spaces: {name!r}")
+        if any(unicodedata.category(char).startswith("C") for char in name):
+            raise ConfigError("names", f"names must not hold line breaks or control characters: {name!r}")
+        if len(name) > NAME_MAX:
+            raise ConfigError("names", f"names must be at most {NAME_MAX} characters: {name!r}")
+        if name.lower() == SKIP:
+            raise ConfigError("names", f"{SKIP!r} is reserved and cannot be a player name")
+    dupes = [name for name, n in Counter(n.casefold() for n in names).items() if n > 1]
+    if dupes:
+        same = [name for name in names if name.casefold() == dupes[0]]
+        raise ConfigError(
+            "names", f"names must differ apart from case; {' and '.join(map(repr, same))} do not"
+        )
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat at the table: its number (1-based), its player's name and secret role."""
+
+    seat: int
+    name: str
+    role: Role
+
+
+def assign_roles(config: GameConfig) -> tuple[Seat, ...]:
+    """Seat the players and deal roles with a RNG seeded from the config (same seed, same deal)."""
+    validate_config(config)
+    counts = config.role_counts()
+    deck = (
+        [Role.MAFIA] * counts.mafia
+        + [Role.DETECTIVE] * counts.detective
+        + [Role.DOCTOR] * counts.doctor
+        + [Role.TOWN] * counts.town
+    )
+    random.Random(config.seed).shuffle(deck)
+    return tuple(
+        Seat(seat=k, name=name, role=role)
+        for k, (name, role) in enumerate(zip(config.seat_names(), deck, strict=True), start=1)
+    )
+
+
+# ---- legal choices -------------------------------------------------------------------------
+
+
+def nomination_targets(living: Sequence[str], speaker: str) -> list[str]:
+    """Who a speaker may nominate: any living player but themself (nominating is optional)."""
+    return [p for p in living if p != speaker]
+
+
+def ballot_options(nominees: Sequence[str]) -> list[str]:
+    """A vote or revote ballot: one of the nominees (or tied players), or ``skip``.
+
+    A player nominated by several speakers is one option (first nomination order is kept).
+    """
+    return [*dict.fromkeys(n for n in nominees if n != SKIP), SKIP]
+
+
+def night_kill_targets(living: Sequence[str], mafia: Iterable[str]) -> list[str]:
+    """Mafia may kill any living non-Mafia player, or skip the kill."""
+    team = set(mafia)
+    return [p for p in living if p not in team] + [SKIP]
+
+
+def protection_targets(living: Sequence[str]) -> list[str]:
+    """The Doctor may protect any living player, themself included."""
+    return list(living)
+
+
+def investigation_targets(living: Sequence[str], detective: str) -> list[str]:
+    """The Detective may investigate any living player other than themself."""
+    return [p for p in living if p != detective]
+
+
+# ---- votes ---------------------------------------------------------------------------------
+
+VoteKind = Literal["eliminated", "no_elimination", "tie", "no_vote"]
+
+
+@dataclass(frozen=True)
+class VoteResult:
+    """The outcome of a vote: who (if anyone) goes, or which players are tied for a revote."""
+
+    kind: VoteKind
+    counts: tuple[tuple[str, int], ...] = ()
+    eliminated: str | None = None
+    tied: tuple[str, ...] = ()
+
+
+def tally(ballots: Mapping[str, str], options: Sequence[str]) -> tuple[tuple[str, int], ...]:
+    """Votes per option, in the order of ``options`` (ballots outside the options are ignored)."""
+    counter = Counter(ballots.values())
+    return tuple((option, counter.get(option, 0)) for option in options)
+
+
+def resolve_vote(ballots: Mapping[str, str], nominees: Sequence[str]) -> VoteResult:
+    """Day vote: a nominee strictly ahead of every other nominee and of skip is eliminated.
+
+    Skip ahead of or level with the top means no elimination; two or more nominees level at the
+    top (and ahead of skip) are tied and go to defense and a revote. No nominees, no vote.
+    """
+    options = ballot_options(nominees)
+    candidates = options[:-1]  # the distinct nominees; the last option is skip
+    if not candidates:
+        return VoteResult(kind="no_vote")
+    counts = tally(ballots, options)
+    by_option = dict(counts)
+    top = max(by_option[n] for n in candidates)
+    leaders = tuple(n for n in candidates if by_option[n] == top)
+    if top == 0 or by_option[SKIP] >= top:
+        return VoteResult(kind="no_elimination", counts=counts)
+    if len(leaders) > 1:
+        return VoteResult(kind="tie", counts=counts, tied=leaders)
+    return VoteResult(kind="eliminated", counts=counts, eliminated=leaders[0])
+
+
+def resolve_revote(ballots: Mapping[str, str], tied: Sequence[str]) -> VoteResult:
+    """Revote among tied players: as a vote, except that a new tie means no elimination."""
+    result = resolve_vote(ballots, tied)
+    if result.kind == "tie":
+        return VoteResult(kind="no_elimination", counts=result.counts, tied=result.tied)
+    return result
+
+
+# ---- Mafia consensus -----------------------------------------------------------------------
+
+
+def consensus_threshold(living_mafia: int) -> int:
+    """Votes one target needs among ``living_mafia`` Mafia: ceil(2k/3)."""
+    return math.ceil(2 * living_mafia / 3)
+
+
+def agreed_target(proposals: Mapping[str, str]) -> str | None:
+    """The target (``skip`` included) named by at least ceil(2k/3) of the k proposers, if any."""
+    if not proposals:
+        return None
+    need = consensus_threshold(len(proposals))
+    counts = Counter(proposals.values())
+    winners = sorted(t for t, n in counts.items() if n >= need)
+    # With need > k/2 at most one target can reach it; sorted() keeps this total anyway.
+    return winners[0] if winners else None
+
+
+DecidedBy = Literal["direct", "round1", "round2", "lowest_seat"]
+
+
+@dataclass(frozen=True)
+class KillDecision:
+    """The Mafia's final night-kill choice and how it was reached."""
+
+    target: str
+    decided_by: DecidedBy
+
+
+def resolve_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str]) -> KillDecision:
+    """Round 2: agreement by the same rule, else the lowest-seat living Mafia's choice decides."""
+    agreed = agreed_target(choices)
+    if agreed is not None:
+        return KillDecision(target=agreed, decided_by="round2")
+    lowest = next(m for m in mafia_in_seat_order if m in choices)
+    return KillDecision(target=choices[lowest], decided_by="lowest_seat")
+
+
+KillStep = Literal["mafia_round1", "mafia_round2", "night_resolution"]
+"""What follows a Mafia answer: the next Round 1 proposal, Round 2, or the night's resolution."""
+
+
+@dataclass(frozen=True)
+class KillProgress:
+    """Where the Mafia's night kill stands after an answer: the step that follows and, once the
+    kill is decided, the decision with the ballots it was decided on."""
+
+    follows: KillStep
+    decision: KillDecision | None = None
+    ballots: Mapping[str, str] = field(default_factory=dict)
+
+
+def lone_kill(mafia: str, choice: str) -> KillProgress:
+    """A lone living Mafia member chooses the kill directly; the night resolves."""
+    return KillProgress("night_resolution", KillDecision(target=choice, decided_by="direct"), {mafia: choice})
+
+
+def after_round1(proposals: Mapping[str, str], waiting: Collection[str]) -> KillProgress:
+    """After a Round 1 proposal: Round 1 goes on while a living Mafia member has yet to propose
+    (``waiting``); then a target with ceil(2k/3) of the k proposals is the kill, else Round 2."""
+    if waiting:
+        return KillProgress("mafia_round1")
+    agreed = agreed_target(proposals)
+    if agreed is None:
+        return KillProgress("mafia_round2")
+    return KillProgress("night_resolution", KillDecision(target=agreed, decided_by="round1"), dict(proposals))
+
+
+def after_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str]) -> KillProgress:
+    """After Round 2 (every living Mafia member answers once): the kill as ``resolve_round2``
+    decides it; the night resolves."""
+    return KillProgress("night_resolution", resolve_round2(choices, mafia_in_seat_order), dict(choices))
+
+
+# ---- night, deaths, winners, order ---------------------------------------------------------
+
+
+def resolve_night(intended_kill: str | None, protected: str | None) -> str | None:
+    """Who dies tonight: the intended target unless the Doctor protected exactly them."""
+    if intended_kill is None or intended_kill in (SKIP, protected):
+        return None
+    return intended_kill
+
+
+def winner(living_roles: Iterable[Role]) -> Literal["mafia", "town"] | None:
+    """Town wins when no Mafia lives; Mafia when living Mafia reach parity with the others."""
+    roles = list(living_roles)
+    mafia = sum(1 for r in roles if r is Role.MAFIA)
+    if mafia == 0:
+        return "town"
+    if mafia >= len(roles) - mafia:
+        return "mafia"
+    return None
+
+
+def first_speaker(
+    previous_first: str | None, living_in_seat_order: Sequence[str], seat_order: Sequence[str]
+) -> str:
+    """Who opens the day: seat 1 on day 1, then the next living seat after the last opener."""
+    if previous_first is None:
+        return living_in_seat_order[0]
+    start = seat_order.index(previous_first)
+    n = len(seat_order)
+    for step in range(1, n + 1):
+        candidate = seat_order[(start + step) % n]
+        if candidate in living_in_seat_order:
+            return candidate
+    raise ValueError("no living player to open the day")
+
+
+def speaking_order(first: str, living_in_seat_order: Sequence[str]) -> list[str]:
+    """Living players in seat order, rotated to start at ``first``."""
+    i = living_in_seat_order.index(first)
+    return [*living_in_seat_order[i:], *living_in_seat_order[:i]]
+
+
+@dataclass(frozen=True)
+class Table:
+    """Who sits where with which role, and who is still alive: a pure snapshot for the rules."""
+
+    seats: tuple[Seat, ...]
+    dead: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    @property
+    def living(self) -> list[str]:
+        return [s.name for s in self.seats if s.name not in self.dead]
+
+    def role(self, name: str) -> Role:
+        return next(s.role for s in self.seats if s.name == name)
+
+    def with_role(self, role: Role, *, alive_only: bool = True) -> list[str]:
+        """The players of ``role`` in seat order (the living only, unless told otherwise)."""
+        dead = self.dead if alive_only else frozenset()
+        return [s.name for s in self.seats if s.role is role and s.name not in dead]
+
+    def kill(self, name: str) -> Table:
+        return Table(seats=self.seats, dead=self.dead | {name})
+
+    def winner(self) -> Literal["mafia", "town"] | None:
+        return winner(s.role for s in self.seats if s.name not in self.dead)
