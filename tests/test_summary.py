@@ -13,54 +13,21 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import Field
 
+from adversarial import SpoilingSummariser as Summariser
 from fact_presence import audit_prompts, capture_prompts
-from fakes import tool_call_result
 from mafia.context import ContextPolicy
 from mafia.context.policy import policy_by_name
 from mafia.context.summary import SUMMARISER, check_summary, summary_request
 from mafia.context.transcript_text import COMPRESSED_LABEL
 from mafia.events import ColdSummary, EventBase, SummaryFallback, parse_event
 from mafia.models.house import HouseModel
-from mafia.models.house.model import prompt_text
-from mafia.models.house.recalling import write_summary
 from mafia.runner import run_game
 
 ROLLING = policy_by_name("rolling-summary")
 GAME = {"seed": 5, "players": 12}
-
-
-class Summariser(BaseChatModel):
-    """A summariser that writes the house's summary and then spoils it with ``spoil`` (or fails)."""
-
-    spoil: Callable[[str], str] = Field(exclude=True)
-    prompts: list[str] = Field(default_factory=list, exclude=True)
-
-    @property
-    def _llm_type(self) -> str:
-        return "test-summariser"
-
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        text = prompt_text(messages)
-        self.prompts.append(text)
-        summary = self.spoil(write_summary(text))
-        name = kwargs["tools"][0]["function"]["name"]
-        return tool_call_result(name, {"summary": summary}, "s1")
 
 
 def _events(state: dict[str, Any]) -> list[EventBase]:
@@ -110,7 +77,11 @@ def _fallbacks(events: list[EventBase]) -> list[SummaryFallback]:
     return [e for e in events if isinstance(e, SummaryFallback)]
 
 
-def _broken(_: str) -> str:
+def _kept(text: str, _: Sequence[str]) -> str:
+    return text
+
+
+def _broken(_: str, __: Sequence[str]) -> str:
     raise RuntimeError("the summariser is down")
 
 
@@ -123,7 +94,10 @@ class Silent(Summariser):
 
 @pytest.mark.parametrize(
     ("summariser", "reason"),
-    [(Summariser(spoil=_broken), "the summariser failed: RuntimeError"), (Silent(spoil=str), "")],
+    [
+        (Summariser(spoil=_broken), "the summariser failed: RuntimeError"),
+        (Silent(spoil=_kept), ""),
+    ],
     ids=["raises", "answers-without-a-summary"],
 )
 def test_a_failing_summariser_falls_back_to_the_compressed_days(
@@ -142,7 +116,7 @@ def test_a_failing_summariser_falls_back_to_the_compressed_days(
     assert audit_prompts(built) == []
 
 
-def _outage(_: str) -> str:
+def _outage(_: str, __: Sequence[str]) -> str:
     raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
 
 
@@ -152,8 +126,8 @@ def test_a_provider_fault_of_the_summariser_stops_the_game_as_a_players_does() -
         _play(Summariser(spoil=_outage))
 
 
-def _drop(pattern: str) -> Callable[[str], str]:
-    return lambda text: re.sub(pattern, "", text)
+def _drop(pattern: str) -> Callable[[str, Sequence[str]], str]:
+    return lambda text, seats: re.sub(pattern, "", text)
 
 
 @pytest.mark.parametrize(
@@ -165,7 +139,7 @@ def _drop(pattern: str) -> Callable[[str], str]:
     ids=["drops-a-death", "drops-a-vote-result"],
 )
 def test_a_summary_that_drops_an_engine_fact_is_refused(
-    monkeypatch: pytest.MonkeyPatch, spoil: Callable[[str], str], reported: str
+    monkeypatch: pytest.MonkeyPatch, spoil: Callable[[str, Sequence[str]], str], reported: str
 ) -> None:
     with capture_prompts(monkeypatch) as built:
         events = _play(Summariser(spoil=spoil))

@@ -23,9 +23,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mafia.context.policy import ContextPolicy
 from mafia.context.record import GameRecord, read_view
+from mafia.context.summary_facts import invented_fact
 from mafia.context.tokens import count_tokens
 from mafia.context.transcript import RoundEntry, TranscriptManager
-from mafia.context.transcript_text import STORY, claims_ledger, compressed_round, verbatim_round
+from mafia.context.transcript_text import (
+    STORY,
+    claims_ledger,
+    compressed_round,
+    summary_lines,
+    verbatim_round,
+)
 from mafia.events import EventBase
 from mafia.prompts import anchors
 from mafia.views import public_view
@@ -98,7 +105,11 @@ def summary_request(events: Sequence[EventBase], policy: ContextPolicy, day: int
         return None
     if len(fresh) < policy.summary_every and not _milestone(fresh, [e for e in entries if e.number <= done]):
         return None
-    previous = record.summary.text if record.summary is not None else "None yet: this is the first."
+    previous = (
+        "\n".join(summary_lines(record.summary.text))  # quoted as every prompt shows it
+        if record.summary is not None
+        else "None yet: this is the first."
+    )
     lines = ["[PREVIOUS SUMMARY]", previous, "", "[DAYS TO ADD, IN FULL]"]
     for entry in fresh:
         lines.extend(verbatim_round(entry.transcript, entry.seats))
@@ -111,20 +122,28 @@ def summary_request(events: Sequence[EventBase], policy: ContextPolicy, day: int
 
 
 def check_summary(events: Sequence[EventBase], text: str, through: int) -> str | None:
-    """Why the summary of Days 1-``through`` cannot be used, or None: an engine fact of a covered
-    day it drops, a line that is neither a covered day's nor the story, or too much text."""
+    """Why the summary of Days 1-``through`` cannot be used, or None: a line that is neither a
+    covered day's nor the one story (split at every line break ``str.splitlines`` knows), a fact
+    the log does not hold (``summary_facts``), an engine fact of a covered day it drops, or too
+    much text."""
     from mafia.arena.facts import day_fact_gaps  # the audit's reading (arena imports the graph)
 
-    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         return "empty summary"
+    read: list[tuple[int | None, str]] = []
     for line in lines:
         m = anchors.DAY_HEADER.match(line)
-        if line.startswith(STORY):
-            continue
-        if m is None or not 1 <= int(m["day"]) <= through:
+        if line.startswith(STORY) and not any(day is None for day, _ in read):
+            read.append((None, line.removeprefix(STORY)))
+        elif m is not None and 1 <= int(m["day"]) <= through and line.startswith(f"Day {m['day']}:"):
+            read.append((int(m["day"]), line.removeprefix(f"Day {m['day']}:")))
+        else:
             return f"unexpected line {line[:60]!r}"
-    gaps = day_fact_gaps(events, text, through)
+    invented = invented_fact(events, read, through)
+    if invented is not None:
+        return invented
+    gaps = day_fact_gaps(events, "\n".join(lines), through)
     if gaps:
         return "dropped " + gaps[0] + (f" and {len(gaps) - 1} more" if len(gaps) > 1 else "")
     limit = _DAY_TOKENS * through + _STORY_TOKENS

@@ -22,6 +22,8 @@ NO_ROUNDS = "No day has been played yet."
 COMPRESSED_LABEL = "Earlier days, one line each (facts only):"
 VERBATIM_LABEL = "Recent days, in full:"
 STORY = "Story:"
+SUMMARY_NOTE = "Note:"
+"""What any other line of a summary would be shown as (a checked summary holds none)."""
 TRIMMED_LABEL = "Earlier speeches, words trimmed for length:"
 
 
@@ -176,20 +178,25 @@ def claims_ledger(entries: Sequence[RoundEntry]) -> str:
 
 
 def summary_lines(text: str) -> list[str]:
-    """A checked summary as prompt lines: its day lines, and its story quoted as model text."""
+    """A checked summary as prompt lines, each quoted model text: split at every line break
+    ``str.splitlines`` knows, a day line keeps its "Day N:" header (its facts are the log's, read
+    by the fact audit) and the rest is made one safe line as a speech is; the story is quoted."""
     out: list[str] = []
-    for line in (x.strip() for x in text.split("\n")):
-        if not line:
-            continue
+    for line in (x.strip() for x in text.splitlines()):
+        day = anchors.DAY_HEADER.match(line)
+        head = f"Day {day['day']}:" if day is not None and line.startswith(f"Day {day['day']}:") else None
         if line.startswith(STORY):
             out.append(f'{STORY} "{quote_text(line.removeprefix(STORY).strip())}"')
-        else:
-            out.append(line)
+        elif head is not None:
+            out.append(f"{head} {quote_text(line.removeprefix(head).strip())}")
+        elif line:
+            out.append(f'{SUMMARY_NOTE} "{quote_text(line)}"')
     return out
 
 
 def summary_label(through: int) -> str:
-    return f"Summary of Days 1-{through}, model-written and checked against the log:"
+    """The header of the summary block: whose words these are, and what was checked."""
+    return f"Summary of Days 1-{through}, model-written (quoted) and checked against the log:"
 
 
 def transcript_body(
