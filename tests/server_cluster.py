@@ -25,6 +25,7 @@ from fakes import free_port
 ROOT = Path(__file__).resolve().parent.parent
 SERVE = ROOT / ".venv-server" / "bin" / "mafia"
 HEARTBEAT_S = 2  # a killed process's runs are swept back to the queue after two missed beats
+START_S = 300  # a busy machine takes minutes to start a server (its imports, the database's tables)
 
 
 def unavailable() -> str | None:
@@ -106,7 +107,7 @@ class Cluster:
             )
         process = ServeProcess(f"http://127.0.0.1:{port}", proc, log_path)
         self.processes.append(process)
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + START_S
         while True:
             try:
                 if httpx.get(f"{process.url}/ok", timeout=1).status_code == 200:

@@ -7,7 +7,6 @@ games are, so ``status`` and ``collect`` need only the folder."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from dataclasses import dataclass, field
@@ -18,7 +17,15 @@ from typing import Any, cast
 from mafia.arena.game import GameTally, game_result
 from mafia.arena.metrics import summarize
 from mafia.arena.server import ServerGames, locked, server_context
-from mafia.arena.spec import RESULT_FILE, SUMMARY_FILE, ArenaError, ArenaSpec, GameSlot, write_json
+from mafia.arena.spec import (
+    RESULT_FILE,
+    SUMMARY_FILE,
+    ArenaError,
+    ArenaSpec,
+    GameSlot,
+    read_record,
+    write_json,
+)
 from mafia.arena.summary import basic_summary
 from mafia.runner import RunLog
 from mafia.state import JSON
@@ -31,7 +38,7 @@ def queue_games(spec: ArenaSpec, arena_dir: Path, games: ServerGames) -> JSON:
     """Queue a background run for every game of ``spec`` not finished here or on the server, and
     not already queued or running there; write queued.json; returns it."""
     path = arena_dir / QUEUE_FILE
-    first = _read(path).get("queued_at") if path.exists() else None
+    first = read_record(path, "a queue file").get("queued_at") if path.exists() else None
     entries: list[JSON] = []
     for slot in spec.games_in(arena_dir):
         entries.append(
@@ -106,17 +113,7 @@ def queue_record(arena_dir: Path) -> JSON:
     path = arena_dir / QUEUE_FILE
     if not path.exists():
         raise ArenaError(f"{arena_dir} holds no arena queued on a server ({QUEUE_FILE} not found)")
-    return _read(path)
-
-
-def _read(path: Path) -> JSON:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ArenaError(f"{path} is not readable ({exc})") from None
-    if not isinstance(data, dict):
-        raise ArenaError(f"{path} is not a queue file")
-    return data
+    return read_record(path, "a queue file")
 
 
 def collect(arena_dir: Path, write: bool = True) -> Progress:
