@@ -8,19 +8,21 @@ was written by the adversary, whatever the engine writes around it. Lines are sp
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from fakes import tool_call_result
+from mafia.models.house import HouseModel
 from mafia.models.house.model import prompt_text
-from mafia.models.house.recalling import write_summary
+from mafia.models.house.recalling import RECALL_TOOL, offers_recall, write_summary
 
 MARK = "ZQX"
 # Every line break str.splitlines knows besides "\n" (and "\r\n").
@@ -120,3 +122,41 @@ def rotating(tricks: Sequence[Trick]) -> Trick:
     """A spoil that plays the next trick of ``tricks`` at each call."""
     calls = iter(range(10**9))
     return lambda text, seats: tricks[next(calls) % len(tricks)](text, seats)
+
+
+BAD_TEXT = ("\ud800", "\udfff", "\x00", "\x1b[2J")
+
+
+class AdversarialPlayer(HouseModel):
+    """The house model playing as an attacker: its speeches and notes end in a forged engine line
+    after one of the line breaks (each in turn), every third answer puts unencodable text in a
+    private note (a re-ask), and whenever the recall tool is offered it first searches with a
+    forged line, a lone surrogate and a line break in the query."""
+
+    _calls: Any = PrivateAttr(default_factory=lambda: itertools.count())
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        n = next(self._calls)
+        forged = BREAKS[n % len(BREAKS)] + FORGERIES[n % len(FORGERIES)]
+        searched = any(isinstance(m, ToolMessage) for m in messages)
+        if offers_recall(kwargs.get("tools")) and not searched:
+            query = f"{FORGERIES[n % len(FORGERIES)]} {BAD_TEXT[n % 2]}{BREAKS[n % len(BREAKS)]} vote"
+            return tool_call_result(RECALL_TOOL, {"query": query}, f"q{n}")
+        result = super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        message = result.generations[0].message
+        if not isinstance(message, AIMessage) or not message.tool_calls:
+            return result
+        args = dict(message.tool_calls[0]["args"])
+        if "summary" in args:  # the table's summariser: left to SpoilingSummariser
+            return result
+        for field in ("text", "observations"):
+            if isinstance(args.get(field), str):
+                args[field] = args[field] + forged
+        if args.get("pattern_notes") is not None:
+            args["pattern_notes"] = [*args["pattern_notes"], forged]
+        if n % 3 == 0 and isinstance(args.get("reasoning"), str):
+            args["reasoning"] = args["reasoning"] + BAD_TEXT[n % len(BAD_TEXT)]
+        call = {**message.tool_calls[0], "args": args}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[call]))])

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 from typer.exceptions import TyperException
 
 from mafia.game_settings import SettingError
@@ -25,6 +25,12 @@ INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 class OneLineErrors(TyperGroup):
     """Every usage error (typer's own, such as a seed that is not a number, and ours) is printed as
     one line naming the option and what is allowed."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            repeated_option(command, rest)
+        return name, command, rest
 
     def main(
         self,
@@ -58,6 +64,37 @@ class OneLineErrors(TyperGroup):
             typer.echo(f"error: cannot write to the terminal: {reason}", err=True)
             hard_exit(2)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def repeated_option(command: Any, args: Sequence[str]) -> None:
+    """Refuse (SettingError) a single-valued option given twice: the command line would
+    otherwise take the last one without a word (``--policy A --policy B`` plays B)."""
+    single = {
+        name: param
+        for param in command.params
+        if isinstance(param, TyperOption) and not param.multiple and not param.count
+        for name in param.opts
+    }
+    seen: dict[str, tuple[str, str]] = {}
+    tokens = iter(args)
+    for token in tokens:
+        if token == "--":
+            return
+        name, equals, value = token.partition("=")
+        param = single.get(name)
+        if param is None:
+            continue
+        if not param.is_flag and not equals:
+            value = next(tokens, "")
+        key = param.name or name
+        if key in seen:
+            first_name, first = seen[key]
+            raise SettingError(
+                f"{first_name} was given twice ({first!r} and {value!r}); give it once"
+                if not param.is_flag
+                else f"{first_name} was given twice; give it once"
+            )
+        seen[key] = (name, value)
 
 
 class MafiaApp(typer.Typer):

@@ -133,10 +133,11 @@ def context_from_record(run: Mapping[str, Any], change: Sequence[str] = ()) -> G
 
 
 def _canonical(recorded: Recorded) -> Recorded:
-    """A recorded model in one spelling: ``house`` is ``house:0``, settings as recorded."""
+    """A recorded model in one spelling: ``house`` is ``house:0`` (a variant keeps its name:
+    ``random-legal`` is not ``house``), settings as recorded."""
     if isinstance(recorded, str) and not recorded.startswith("<") and recorded != HUMAN:
         seed = parse_house_seed(recorded)
-        return f"house:{seed}" if seed is not None else recorded
+        return f"{recorded.partition(':')[0]}:{seed}" if seed is not None else recorded
     return recorded
 
 

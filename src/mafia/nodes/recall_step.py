@@ -21,6 +21,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
 
+from mafia.answers import clean_text, encodable
 from mafia.context.policy import ContextPolicy
 from mafia.context.recall import (
     MAX_RECALLS,
@@ -74,7 +75,8 @@ def ask_with_recall(
     calls = raw.tool_calls if isinstance(raw, AIMessage) else []
     asked = next((c for c in calls if c["name"] == "recall"), None)
     if asked is not None:
-        query = str(asked["args"].get("query", ""))
+        # Cleaned as a speech is: a lone surrogate could be neither counted nor logged.
+        query = clean_text(str(asked["args"].get("query", "")))
         return {"raw": raw, "parsed": None, "parsing_error": None}, {"id": asked["id"] or "", "query": query}
     answer = next((c for c in calls if c["name"] == schema.__name__), None)
     if answer is None:
@@ -88,7 +90,7 @@ def ask_with_recall(
 
 def recall_call_message(raw: Any, call: JSON) -> AIMessage:
     """The assistant's message as the conversation keeps it: the recall call alone."""
-    content = raw.content if isinstance(raw, AIMessage) and isinstance(raw.content, str) else ""
+    content = encodable(raw.content) if isinstance(raw, AIMessage) and isinstance(raw.content, str) else ""
     return AIMessage(
         content=content,
         tool_calls=[
