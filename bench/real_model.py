@@ -31,6 +31,7 @@ from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP
 from local_llama import serve
+from mafia.call_kinds import kinds_of
 from openai_server import openai_server
 
 DIALECTS = ("grammar", "stable")
@@ -164,7 +165,7 @@ def figures(events: list[dict[str, Any]], prompts: list[dict[str, Any]]) -> dict
         "rounds": max((int(e.get("round", 0)) for e in events), default=0),
         "turns": len(prompts),
         "calls": len(attempts),
-        "reasks": len(attempts) - len(prompts),
+        "reasks": kinds_of(prompts).reasks,
         "dialects": Counter(str(a.get("schema")) for a in attempts),
         "rejected": Counter(str(a.get("kind")) for a in attempts if a.get("error")),
         "fallbacks": Counter(str(e.get("kind")) for e in events if e.get("type") == "fallback"),

@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolCall
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
@@ -91,7 +91,7 @@ class ToolCallingFake(BaseChatModel):
         return "test-fake"
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
 
     def answer(self, ask: Ask) -> dict[str, Any]:
         raise NotImplementedError
@@ -165,6 +165,30 @@ class Recording(ScriptedModel):
         schema = kwargs["tools"][0]["function"]["parameters"]
         with self._lock:
             self.calls_seen.append(([m.type for m in messages], [m.text for m in messages], schema))
+        return super()._generate(messages, *args, **kwargs)
+
+
+class Searcher(ScriptedModel):
+    """A scripted player that calls ``recall`` (with ``query``) ``searches`` times a turn before
+    answering, and records the messages of every call, whether recall was offered and the tools."""
+
+    searches: int = 1
+    query: str = "Player"
+    seen: list[tuple[list[BaseMessage], bool]] = Field(default_factory=list, exclude=True)
+    tools_seen: list[list[dict[str, Any]]] = Field(default_factory=list, exclude=True)
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+        # Recall may be called where it is bound and the tool choice does not name another tool.
+        choice = kwargs.get("tool_choice")
+        offered = choice in (None, "any", "recall") and any(
+            t["function"]["name"] == "recall" for t in kwargs["tools"]
+        )
+        with self._lock:
+            self.seen.append((list(messages), offered))
+            self.tools_seen.append(list(kwargs["tools"]))
+        done = sum(isinstance(m, ToolMessage) for m in messages)
+        if offered and done < self.searches:
+            return tool_call_result("recall", {"query": self.query}, f"r{done}")
         return super()._generate(messages, *args, **kwargs)
 
 

@@ -2,7 +2,8 @@
 
 Driven through the real ``langchain-openai`` client, it shows what a game sends to a provider: the
 request bodies and headers are kept, and ``hang`` picks requests that are held without an answer
-(a server that stops answering) until the server stops. Each answer reports its usage as OpenAI
+(a server that stops answering) until the server stops, and ``spoil`` picks requests answered
+with text that is no JSON (a bad answer, rejected and re-asked). Each answer reports its usage as OpenAI
 does (``usage`` with ``prompt_tokens_details.cached_tokens``) and as llama.cpp does (``timings``
 with ``cache_n`` and ``prompt_n``); the figures reported are kept in ``reported``.
 """
@@ -28,9 +29,13 @@ class OpenAIServer:
     """Answers ``POST /v1/chat/completions`` in json_schema, function calling or JSON mode."""
 
     def __init__(
-        self, hang: Callable[[dict[str, Any]], bool] | None = None, hold: threading.Event | None = None
+        self,
+        hang: Callable[[dict[str, Any]], bool] | None = None,
+        hold: threading.Event | None = None,
+        spoil: Callable[[dict[str, Any]], bool] | None = None,
     ) -> None:
         self.hang = hang or (lambda body: False)
+        self.spoil = spoil or (lambda body: False)
         self.hold = hold  # while unset, every request waits before it is answered
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -92,7 +97,11 @@ class OpenAIServer:
             kwargs["response_format"] = response_format
         if "tools" in body:
             kwargs.update(tools=body["tools"], tool_choice=body.get("tool_choice"))
-        answer: AIMessage = self.house.answer(messages, **kwargs)
+        answer: AIMessage = (
+            AIMessage("I would rather not say.")
+            if self.spoil(body)
+            else self.house.answer(messages, **kwargs)
+        )
         message: dict[str, Any] = {"role": "assistant", "content": answer.content or None}
         if answer.tool_calls:
             message["tool_calls"] = [
@@ -163,10 +172,12 @@ def task_of(body: dict[str, Any]) -> str:
 
 @contextmanager
 def openai_server(
-    hang: Callable[[dict[str, Any]], bool] | None = None, hold: threading.Event | None = None
+    hang: Callable[[dict[str, Any]], bool] | None = None,
+    hold: threading.Event | None = None,
+    spoil: Callable[[dict[str, Any]], bool] | None = None,
 ) -> Iterator[OpenAIServer]:
     """A running server; held requests are let go when it stops."""
-    server = OpenAIServer(hang, hold)
+    server = OpenAIServer(hang, hold, spoil)
     thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
     thread.start()
     try:

@@ -303,6 +303,24 @@ CASES: list[tuple[str, list[str], dict[str, str] | None, str]] = [
     ("summariser-spec", ["play", "--summariser", "gpt"], None, r"--summariser: 'gpt' is no model spec"),
     ("summariser-person", ["play", "--summariser", "human"], None, r"--summariser: a person cannot write"),
     ("arena-summariser", ["arena", "--summariser", "seat:0"], None, r"--summariser: 'seat:0' names no seat"),
+    (
+        "summariser-no-summaries",
+        ["play", "--summariser", "house", "--policy", "layered"],
+        None,
+        r"--summariser: the policy layered writes no summaries; give a policy that does \(rolling-summary",
+    ),
+    (
+        "summariser-file-no-summaries",
+        ["play", "--config", "{tmp}/game.toml"],
+        _file('summariser = "house"'),
+        r"game.toml: summariser: the policy seed-window writes no summaries",
+    ),
+    (
+        "arena-summariser-no-summaries",
+        ["arena", "--summariser", "house", "--policy", "lean", "--policy", "full-history"],
+        None,
+        r"--summariser: the policy lean, full-history writes no summaries",
+    ),
     ("arena-no-concurrency", ["arena", "--concurrency", "0"], None, r"--concurrency: must be 1 or more"),
     ("arena-bad-house-seed", ["arena", "--model", "house:x"], None, r"house seed must be an integer"),
     (

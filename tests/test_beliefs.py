@@ -3,7 +3,14 @@ condensed, cold out of the prompt and in the recall index), and squeezed further
 
 from __future__ import annotations
 
-from mafia.context.beliefs import COLD_TURNS, archived_beliefs, belief_entries, pruned_beliefs, squeezed
+from mafia.context.beliefs import (
+    COLD_TURNS,
+    HOT_TURNS,
+    archived_beliefs,
+    belief_entries,
+    pruned_beliefs,
+    squeezed,
+)
 from mafia.context.record import GameRecord
 from mafia.events import GameStarted, SuspicionNote, Thought
 
@@ -34,14 +41,22 @@ def record(turns: int, note_at: int = 1, steady: bool = True) -> GameRecord:
 
 
 def test_hot_entries_stay_whole_warm_ones_are_condensed_cold_ones_archived() -> None:
-    hot, archived = pruned_beliefs(record(2))
-    assert hot.pattern_notes == [LONG] and archived == 0
-    warm, archived = pruned_beliefs(record(5))
-    assert warm.pattern_notes == ["This note has far more than eight words ..."] and archived == 0
+    # A note written at the player's first turn, seen at each later turn: whole while it is one of
+    # the last 2 turns, condensed through turn 10, archived from turn 11 on (spec 004's boundaries,
+    # turn by turn, so neither can move by one unnoticed).
+    assert (HOT_TURNS, COLD_TURNS) == (2, 10)
+    condensed = "This note has far more than eight words ..."
+    for turns in range(1, 14):
+        beliefs, archived = pruned_beliefs(record(turns))
+        if turns <= 2:
+            assert (beliefs.pattern_notes, archived) == ([LONG], 0), turns
+        elif turns <= 10:
+            assert (beliefs.pattern_notes, archived) == ([condensed], 0), turns
+        else:
+            assert (beliefs.pattern_notes, archived) == ([], 2), turns  # the note and the steady suspicion
     cold_record = record(COLD_TURNS + 1)
-    cold, archived = pruned_beliefs(cold_record)
-    assert cold.pattern_notes == [] and archived == 2  # the note and the steady suspicion
     assert {e.kind for e in archived_beliefs(cold_record)} == {"pattern note", "suspicion"}
+    assert archived_beliefs(record(COLD_TURNS)) == []
 
 
 def test_a_suspicion_that_keeps_changing_stays_hot() -> None:

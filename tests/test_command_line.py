@@ -181,6 +181,15 @@ def test_a_resume_keeps_the_summariser_and_refuses_another(tmp_path: Path) -> No
     assert "--summariser: the run was started with 'seat:2'; got 'house:7'" in refused.stderr
 
 
+def test_resume_help_shows_the_runs_own_settings_as_its_defaults() -> None:
+    shown = runner.invoke(app, ["resume", "--help"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    for option in ("--model", "--max-retries", "--policy"):
+        line = next(x for x in shown.output.splitlines() if f" {option} " in x)
+        assert "[default:" not in line and "The run's own unless given." in line, line
+    assert "[default: house]" not in shown.output and "[default: seed-window]" not in shown.output
+
+
 def test_open_checkpointer_takes_a_string(tmp_path: Path) -> None:
     from mafia.checkpoints import open_checkpointer
 

@@ -332,12 +332,13 @@ class TestPolicy:
         loose = build_context(log.events[:cut], speaker, ActionKind.SPEAK, ContextPolicy(recent_events=True))
         policy = ContextPolicy(token_budget=1, recent_events=True)
         tight = build_context(log.events[:cut], speaker, ActionKind.SPEAK, policy)
-        # Oldest first: earlier verbatim days, own older reasonings, the recent digest, today's speeches,
-        # then the facts written shorter (none lost: a policy without recall drops no fact).
+        # The player's own part first (older reasonings, the recent digest), then the shared record
+        # (earlier verbatim days, today's speeches), then its facts written shorter (none lost: a
+        # policy without recall drops no fact).
         stages = [
-            "compressed day",
             "oldest reasoning in memory",
             "recent events",
+            "compressed day",
             "speech of",
             "earlier days by seat number",
             "speaking order by seat",

@@ -109,6 +109,12 @@ GAMES: dict[str, tuple[dict[str, Any], Callable[[], Any], ContextPolicy | None]]
         lambda: ScriptedModel(script=claiming(True)),
         policy_by_name("tiered"),
     ),
+    "lean-8": ({"seed": 15, "players": 8}, lambda: HouseModel(seed=15), policy_by_name("lean")),
+    "lean-long-8": (
+        {"seed": 9, "players": 8, "round_cap": 10},
+        lambda: ScriptedModel(script=claiming(True)),
+        policy_by_name("lean"),
+    ),
     "layered-long-8": (
         {"seed": 9, "players": 8, "round_cap": 10},
         lambda: ScriptedModel(script=claiming(True)),
@@ -236,10 +242,11 @@ def test_the_audit_catches_sections_that_forget(monkeypatch: pytest.MonkeyPatch)
     def forget_old_days(summary: Any) -> list[str]:
         return render_day(summary) if summary.round_number > 3 else []
 
-    def forget_old_protections(memory: Any) -> str:
+    def forget_old_protections(memory: Any, scores: bool = False) -> str:
         kept = memory.facts.protection_history[-2:]
         return render_memory(
-            memory.model_copy(update={"facts": memory.facts.model_copy(update={"protection_history": kept})})
+            memory.model_copy(update={"facts": memory.facts.model_copy(update={"protection_history": kept})}),
+            scores,
         )
 
     def forget_old_claims(entries: Any) -> str:

@@ -9,13 +9,10 @@ import re
 from typing import Any
 
 import pytest
-from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.messages import BaseMessage, ToolMessage
-from langchain_core.outputs import ChatResult
-from pydantic import Field
 
 from fact_presence import capture_prompts
-from fakes import Ask, ScriptedModel, tool_call_result
+from fakes import Ask, ScriptedModel, Searcher
 from mafia.context import ContextPolicy
 from mafia.context.beliefs import COLD_TURNS
 from mafia.context.memory import ARCHIVED_NOTE
@@ -34,30 +31,6 @@ from mafia.views import player_view
 from openai_server import openai_server
 
 RECALLING = ContextPolicy(recall=True)
-
-
-class Searcher(ScriptedModel):
-    """A scripted player that calls ``recall`` (with ``query``) ``searches`` times a turn before
-    answering, and records the messages of every call and whether recall was offered."""
-
-    searches: int = 1
-    query: str = "Player"
-    seen: list[tuple[list[BaseMessage], bool]] = Field(default_factory=list, exclude=True)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        offered = any(t["function"]["name"] == "recall" for t in kwargs["tools"])
-        with self._lock:
-            self.seen.append((list(messages), offered))
-        done = sum(isinstance(m, ToolMessage) for m in messages)
-        if offered and done < self.searches:
-            return tool_call_result("recall", {"query": self.query}, f"r{done}")
-        return super()._generate(messages, stop, run_manager, **kwargs)
 
 
 def canary_script(ask: Ask) -> dict[str, Any]:
@@ -183,6 +156,21 @@ def test_a_third_recall_is_refused_with_a_message() -> None:
         searches = [a for a in record["attempts"] if a["kind"] == "recall"]
         assert len(searches) == MAX_RECALLS + 1 and not record["fallback"]
         assert [s["recall"]["refused"] for s in searches] == [False] * MAX_RECALLS + [True]
+
+
+def test_every_call_carries_the_recall_tool_even_without_room_to_search() -> None:
+    # A budget too small to leave room for searches: no call may search, yet every call carries
+    # the same tools (the answer's named as the one to call), so every call begins alike for a
+    # provider's prefix cache.
+    model = Searcher(searches=1)
+    records: list[dict[str, Any]] = []
+    tight = ContextPolicy(token_budget=400, recall=True)
+    run_game({"seed": 5, "players": 5}, model=model, policy=tight, on_prompt=records.append)
+    assert model.seen and not any(offered for _, offered in model.seen)
+    names = {tuple(t["function"]["name"] for t in tools) for tools in model.tools_seen}
+    assert names == {("Answer", "recall")}
+    assert not any(r.get("recalls") for r in records)
+    assert len({a["schema_tokens"] for r in records for a in r["attempts"]}) == 1
 
 
 def test_a_player_without_the_policy_is_never_offered_recall() -> None:

@@ -6,6 +6,7 @@ drops an engine fact (a death, a vote result).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,12 +19,14 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from adversarial import SpoilingSummariser as Summariser
 from fact_presence import audit_prompts, capture_prompts
+from fakes import Ask, ScriptedModel
 from mafia.context import ContextPolicy
 from mafia.context.policy import policy_by_name
 from mafia.context.summary import SUMMARISER, check_summary, summary_request
 from mafia.context.transcript_text import COMPRESSED_LABEL
-from mafia.events import ColdSummary, EventBase, SummaryFallback, parse_event
+from mafia.events import ColdSummary, DayStarted, EventBase, SummaryFallback, parse_event
 from mafia.models.house import HouseModel
+from mafia.rules import SKIP
 from mafia.runner import run_game
 
 ROLLING = policy_by_name("rolling-summary")
@@ -60,17 +63,36 @@ def test_the_house_summary_is_written_once_a_dawn_checked_and_shown_to_every_pla
     assert _play() == events  # the same seed and models: the same summaries, byte for byte
 
 
+def _no_one_dies(ask: Ask) -> dict[str, Any]:
+    """Every ballot and every kill skipped, no claim: days go cold without a death or a new claim."""
+    return {"choice": SKIP} if ask.action not in ("speak", "defense", "last_words", "night_zero") else {}
+
+
+def _dawn(events: list[EventBase], day: int) -> list[EventBase]:
+    """The log up to and with the dawn of ``day`` (its ``DayStarted``), as the summariser sees it."""
+    dawn = next(i for i, e in enumerate(events) if isinstance(e, DayStarted) and e.round == day)
+    return events[: dawn + 1]
+
+
 def test_a_summary_that_is_not_due_is_not_asked() -> None:
-    events = _play()
-    first = next(e for e in events if isinstance(e, ColdSummary))
-    before = [
-        e for e in events if e.round < first.round or (e.round == first.round and e.type == "day_started")
-    ]
-    assert (
-        summary_request(before[: before.index(next(e for e in before if e.round == first.round))], ROLLING, 1)
-        is None
+    # Nobody dies and nobody claims: the first cold day (Day 1, cold at the dawn of Day 3 behind
+    # the two-day window) alone is not due; the second cold day makes the two that are.
+    state = run_game({"seed": 2, "players": 6, "round_cap": 5}, model=ScriptedModel(script=_no_one_dies))
+    events = _events(state)
+    assert not any(e.type in ("elimination", "night_death", "claim") for e in events)
+    assert summary_request(_dawn(events, 3), ROLLING, 3) is None  # one cold day of the two due
+    due = summary_request(_dawn(events, 4), ROLLING, 4)
+    assert due is not None and due.through == 2
+    every_day = dataclasses.replace(ROLLING, summary_every=1, name="")
+    assert summary_request(_dawn(events, 3), every_day, 3) is not None  # only the cadence held it
+    played = run_game(
+        {"seed": 2, "players": 6, "round_cap": 5},
+        model=ScriptedModel(script=_no_one_dies),
+        policy=ROLLING,
+        summariser=HouseModel(seed=2),
     )
-    assert summary_request(events, ContextPolicy(), first.round) is None  # the default policy: never
+    assert [(e.round, e.through) for e in _events(played) if isinstance(e, ColdSummary)][:1] == [(4, 2)]
+    assert summary_request(events, ContextPolicy(), 4) is None  # the default policy: never
 
 
 def _fallbacks(events: list[EventBase]) -> list[SummaryFallback]:

@@ -182,6 +182,12 @@ def test_ratings_recomputed_from_the_logs_equal_the_reports(tmp_path: Path) -> N
     assert shown["winners"] == {side: wins.get(side, 0) for side in ("town", "mafia", "draw")}
 
 
+def _fixed_sides(winner: str) -> list[TableResult]:
+    """Ten games in which "m" always holds the Mafia seats and "t" the Town's, all won by ``winner``."""
+    seats = (("m", "Mafia"), ("t", "Detective"), ("m", "Mafia"), ("t", "Town"), ("t", "Doctor"))
+    return [TableResult(f"{winner}/{seed}", seed, winner, seats) for seed in range(10)]
+
+
 def test_ratings_follow_who_wins_and_do_not_depend_on_the_order_given() -> None:
     # "strong" wins every game it holds the Mafia in and its Town beats the others' Mafia.
     tables = []
@@ -203,6 +209,12 @@ def test_ratings_follow_who_wins_and_do_not_depend_on_the_order_given() -> None:
     assert strong["low"] > weak["high"]
     assert ratings["by_role"]["Mafia"]["strong"]["mu"] > ratings["by_role"]["Mafia"]["weak"]["mu"]
     assert rate_tables(list(reversed(tables)), passes=5) == ratings
+    # The same seats and games, only the result differs: a draw is a tie of the two teams, so the
+    # Town's model is rated higher than after Mafia wins and lower than after Town wins.
+    town = {
+        w: rate_tables(_fixed_sides(w), passes=2)["overall"]["t"]["mu"] for w in ("mafia", "draw", "town")
+    }
+    assert town["mafia"] < town["draw"] < town["town"]
 
 
 def test_house_variants_are_model_specs_of_graded_skill() -> None:
@@ -302,3 +314,34 @@ def test_any_deal_seats_one_mafia_model_and_rotates_every_seat_through_every_mod
         assert set(game) == set(range(models))  # every model sits at every table
     for seat in range(len(deal)):
         assert sorted(game[seat] for game in games) == list(range(models))
+
+
+def test_summaries_and_recall_searches_are_counted_apart_in_a_tournament(tmp_path: Path) -> None:
+    # A policy with summaries: the summariser's calls belong to no seat, so they are shown apart
+    # from the models' costs (whose re-asks count no recall search).
+    summary = run_tournament(
+        games=2,
+        models=["house", "random-legal"],
+        players=7,
+        policy="rolling-summary",
+        out=tmp_path,
+        tournament_id="s",
+        round_cap=6,
+    )
+    folder = tmp_path / "tournament-s"
+    summaries = [
+        r
+        for game in (folder / "games").glob("**/prompts.jsonl")
+        for r in _prompts(game)
+        if r["action"] == "summary"
+    ]
+    assert summaries and summary["summaries"]["calls"] == len(summaries) / 2
+    result = CliRunner().invoke(app, ["tournament", "report", str(folder)])
+    assert result.exit_code == 0, result.output
+    page = (folder / "report" / "report.md").read_text()
+    assert "The summariser's calls (no seat's): " in page
+    assert all(c["recalls"] == 0 for c in summary["costs"].values())
+
+
+def _prompts(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]

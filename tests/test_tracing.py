@@ -177,3 +177,40 @@ def test_turn_names() -> None:
     assert named("vote", 2) == "Day 2 · vote · Ann"
     assert named("protect", 1) == "Night 1 · protect · Ann"
     assert named("night_zero", 0) == "Night 0 · night_zero · Ann"
+
+
+def test_summaries_and_recall_searches_are_runs_of_their_own(tmp_path: Path) -> None:
+    # A rolling-summary game: each summary the summariser wrote at a dawn is a run of that day.
+    with langsmith_endpoint() as endpoint:
+        folder = play(
+            endpoint, tmp_path / "summary", "--players", "7", "--seed", "1", "--policy", "rolling-summary"
+        )
+    runs = endpoint.runs()
+    summaries = [r for r in lines(folder / "prompts.jsonl") if r["action"] == "summary"]
+    assert summaries
+    named = {r["name"]: r for r in runs.values() if r["name"].endswith(" · summary")}
+    assert sorted(named) == sorted(f"Day {r['round']} · summary" for r in summaries)
+    for record in summaries:
+        run = named[f"Day {record['round']} · summary"]
+        assert runs[run["parent_run_id"]]["name"] == f"Day {record['round']}"
+        assert [a["raw"] for a in run["outputs"]["attempts"]] == [a["raw"] for a in record["attempts"]]
+        assert run["inputs"]["messages"][1]["content"] == record["user"]
+
+    # A layered game: each recall search is a child run of its turn, with its query and hits.
+    with langsmith_endpoint() as endpoint:
+        folder = play(endpoint, tmp_path / "layered", "--players", "8", "--seed", "3", "--policy", "layered")
+    runs = endpoint.runs()
+    by_name = {r["name"]: r for r in runs.values()}
+    searched = [r for r in lines(folder / "prompts.jsonl") if r.get("recalls")]
+    assert searched
+    for record in searched:
+        phase = "Night" if record["action"] in NIGHT else "Day"
+        turn = f"{phase} {record['round']} · {record['action']} · {record['player']}"
+        searches = [a["recall"] for a in record["attempts"] if a["kind"] == "recall"]
+        for number, search in enumerate(searches, start=1):
+            run = by_name[f"{turn} · recall {number}"]
+            assert runs[run["parent_run_id"]]["name"] == turn
+            assert run["inputs"] == {"query": search["query"]}
+            assert run["outputs"]["hits"] == search["hits"]
+    recall_runs = [r for r in runs.values() if " · recall " in r["name"]]
+    assert len(recall_runs) == sum(r["recalls"] for r in searched)

@@ -8,11 +8,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from mafia.context.policy import POLICIES, ContextPolicy
 from mafia.game_settings import SettingError
 from mafia.rules import ROLE_FIELDS
 from mafia.run_input import SUMMARISER_FORMS, summariser_from_input
@@ -28,12 +30,21 @@ SummariserOption = Annotated[
 ]
 
 
-def check_summariser(flag: str, value: str, players: int) -> str | None:
-    """The summariser ``value`` names (``run_input.summariser_from_input``; exits with the forms)."""
+def check_summariser(flag: str, value: str, players: int, policies: Sequence[ContextPolicy]) -> str | None:
+    """The summariser ``value`` names (``run_input.summariser_from_input``; exits with the forms),
+    refused when none of the run's ``policies`` writes summaries (it would never be asked)."""
     try:
-        return summariser_from_input(flag, value, players)
+        writer = summariser_from_input(flag, value, players)
     except ValueError as exc:
         raise SettingError(str(exc)) from None
+    if not any(p.summary for p in policies):
+        with_summaries = ", ".join(name for name, p in POLICIES.items() if p.summary)
+        names = ", ".join(p.name for p in policies)
+        raise SettingError(
+            f"{flag}: the policy {names} writes no summaries; give a policy that does "
+            f"({with_summaries}) or leave the summariser out"
+        )
+    return writer
 
 
 def check_out_dir(out: Path) -> None:

@@ -108,6 +108,23 @@ HumanOption = Annotated[
 ModelOption = Annotated[str, typer.Option(help="Model for every seat: house, house:SEED, openai:MODEL...")]
 SeatModelOption = Annotated[list[str] | None, typer.Option(help="Per-seat model, e.g. 3=openai:gpt-4o-mini.")]
 PolicyOption = Annotated[str, typer.Option(help=f"Context policy: {', '.join(POLICIES)}.")]
+# A resume goes on with the run's own settings: its options show no default of their own.
+KEPT = " The run's own unless given."
+KeptModelOption = Annotated[
+    str,
+    typer.Option(
+        "--model", help="Model for every seat: house, house:SEED, openai:MODEL..." + KEPT, show_default=False
+    ),
+]
+KeptRetriesOption = Annotated[
+    int,
+    typer.Option(
+        "--max-retries", help="Re-asks after a bad answer before the fallback." + KEPT, show_default=False
+    ),
+]
+KeptPolicyOption = Annotated[
+    str, typer.Option("--policy", help=f"Context policy: {', '.join(POLICIES)}." + KEPT, show_default=False)
+]
 ChangeModelOption = Annotated[
     bool,
     typer.Option(
@@ -361,7 +378,9 @@ def play(
     writer = None
     if summariser is not None or file.summariser is not None:
         flag = "--summariser" if summariser is not None else f"{file.path}: summariser"
-        writer = check_summariser(flag, summariser or file.summariser or "", game_config.players)
+        writer = check_summariser(
+            flag, summariser or file.summariser or "", game_config.players, [context_policy]
+        )
     out_dir = out_path(from_file(ctx, "out", out, file.run))
     checkpoint = from_file(ctx, "checkpoint", checkpoint, file.run)
     check_out_dir(out_dir)
@@ -475,11 +494,11 @@ def resume(
     ctx: typer.Context,
     thread: Annotated[str, typer.Argument(help="The run id `mafia play` printed (`mafia runs` lists them).")],
     out: OutOption = "runs",
-    model: ModelOption = "house",
+    model: KeptModelOption = "house",
     seat_model: SeatModelOption = None,
     human: HumanOption = None,
-    max_retries: RetriesOption = 2,
-    policy: PolicyOption = DEFAULT_POLICY,
+    max_retries: KeptRetriesOption = 2,
+    policy: KeptPolicyOption = DEFAULT_POLICY,
     change_model: ChangeModelOption = False,
     change_policy: ChangePolicyOption = False,
     quiet: QuietOption = False,
@@ -539,7 +558,8 @@ def resume(
         writer = summariser if summariser is not None else file.summariser
         if writer is not None:
             flag = "--summariser" if summariser is not None else f"{file.path}: summariser"
-            chosen["summariser"] = check_summariser(flag, writer, len(names))
+            kept = chosen.get("policy") or policy_from_input((recorded or {}).get("policy") or DEFAULT_POLICY)
+            chosen["summariser"] = check_summariser(flag, writer, len(names), [kept])
         change = [kind for kind, on in (("model", change_model), ("policy", change_policy)) if on]
 
         def run() -> dict[str, Any]:

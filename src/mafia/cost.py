@@ -1,33 +1,41 @@
-"""What a run cost: calls, re-asks and fallbacks by kind, tokens sent, cached (as the provider
-reported them and as modelled here), billed-equivalent input tokens, seconds, and money when the
-run has prices per million tokens (``input``, ``cached_input``, ``output``).
+"""What a run cost: calls by kind (answers, recall searches, summaries), re-asks and fallbacks
+by kind, tokens sent, cached (as the provider reported them and as modelled here),
+billed-equivalent input tokens, seconds, and money when the run has prices per million tokens
+(``input``, ``cached_input``, ``output``).
 
-Every figure is a sum over the run's prompt records (``prompts.jsonl``): one attempt is one call.
-Money takes each call's provider-reported tokens where the provider reported them, else the local
-counts (tokens sent, the modelled cache, the output as counted here).
+Every figure is a sum over the run's prompt records (``prompts.jsonl``): one attempt is one call,
+counted by kind as ``mafia.call_kinds`` reads them (a recall search is never a re-ask). The
+provider's own figures cover the calls whose provider reported them, and say how many. Money takes
+each call's provider-reported tokens where the provider reported them, else the local counts
+(tokens sent, the modelled cache, the output as counted here).
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from mafia.call_kinds import CallKinds, kinds_of
 
 PRICE_KEYS = ("input", "cached_input", "output")
 
 
 @dataclass(frozen=True)
 class Cost:
-    """A run's cost figures (``reported_*`` None where no call had provider figures; ``money``
-    None without prices; ``seconds`` None when the run recorded none)."""
+    """A run's cost figures (``reported_*`` None where no call had provider figures, which cover
+    ``reported_calls`` calls; ``money`` None without prices; ``seconds`` None when the run recorded
+    none). ``rejections`` are the re-asks by the kind of the rejection that caused each."""
 
     calls: int = 0
+    recalls: int = 0
+    summaries: int = 0
     reasks: int = 0
     rejections: dict[str, int] = field(default_factory=dict)
     fallbacks: dict[str, int] = field(default_factory=dict)
+    summary_fallbacks: int = 0
     tokens_sent: int = 0
     output_tokens: int = 0
     cached_modelled: int = 0
@@ -35,6 +43,7 @@ class Cost:
     reported_prompt: int | None = None
     reported_cached: int | None = None
     reported_completion: int | None = None
+    reported_calls: int = 0
     seconds: float | None = None
     money: float | None = None
 
@@ -56,6 +65,11 @@ def _reported(attempts: list[Mapping[str, Any]], key: str) -> int | None:
     return sum(found) if found else None
 
 
+def _reporting(attempts: list[Mapping[str, Any]]) -> int:
+    """The calls whose provider reported its own prompt tokens."""
+    return sum(isinstance((a.get("provider_usage") or {}).get("prompt_tokens"), int) for a in attempts)
+
+
 def cost_of(
     records: Iterable[Mapping[str, Any]],
     prices: Mapping[str, float] | None = None,
@@ -74,11 +88,15 @@ def cost_of(
             )
             / 1_000_000
         )
+    kinds: CallKinds = kinds_of(records)
     return Cost(
         calls=len(attempts),
-        reasks=sum(max(len(r.get("attempts", [])) - 1, 0) for r in records),
-        rejections=dict(Counter(str(a["kind"]) for a in attempts if a.get("kind"))),
-        fallbacks=dict(Counter(str(r.get("fallback_kind")) for r in records if r.get("fallback"))),
+        recalls=kinds.recalls,
+        summaries=kinds.summaries,
+        reasks=kinds.reasks,
+        rejections=kinds.reasked,
+        fallbacks=kinds.fallbacks,
+        summary_fallbacks=kinds.summary_fallbacks,
         tokens_sent=sum(int(a.get("prompt_tokens", 0)) + int(a.get("schema_tokens", 0)) for a in attempts),
         output_tokens=sum(int(a.get("output_tokens", 0)) for a in attempts),
         cached_modelled=sum(int(a.get("cached_tokens", 0)) for a in attempts),
@@ -86,6 +104,7 @@ def cost_of(
         reported_prompt=_reported(attempts, "prompt_tokens"),
         reported_cached=_reported(attempts, "cached_tokens"),
         reported_completion=_reported(attempts, "completion_tokens"),
+        reported_calls=_reporting(attempts),
         seconds=seconds,
         money=money,
     )
@@ -115,10 +134,21 @@ def _kinds(counts: Mapping[str, int]) -> str:
     return " (" + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())) + ")" if counts else ""
 
 
+def _calls_by_kind(cost: Cost) -> str:
+    """The calls that were no answer of a player's, e.g. " (recall 12, summary 3, 1 fell back)"."""
+    kinds = []
+    if cost.recalls:
+        kinds.append(f"recall {cost.recalls}")
+    if cost.summaries:
+        fell = f", {cost.summary_fallbacks} fell back" if cost.summary_fallbacks else ""
+        kinds.append(f"summary {cost.summaries}{fell}")
+    return f" ({', '.join(kinds)})" if kinds else ""
+
+
 def cost_line(cost: Cost) -> str:
     """The cost in one line, as ``play``, ``runs`` and ``replay`` print it."""
     parts = [
-        f"{cost.calls} calls",
+        f"{cost.calls} calls{_calls_by_kind(cost)}",
         f"{cost.reasks} re-asks{_kinds(cost.rejections)}",
         f"{sum(cost.fallbacks.values())} fallbacks{_kinds(cost.fallbacks)}",
         f"{cost.tokens_sent:,} tokens sent",
@@ -126,8 +156,8 @@ def cost_line(cost: Cost) -> str:
     ]
     if cost.reported_prompt is not None:
         parts.append(
-            f"provider: {cost.reported_prompt:,} prompt, {cost.reported_cached or 0:,} cached, "
-            f"{cost.reported_completion or 0:,} completion"
+            f"provider ({cost.reported_calls} of {cost.calls} calls): {cost.reported_prompt:,} prompt, "
+            f"{cost.reported_cached or 0:,} cached, {cost.reported_completion or 0:,} completion"
         )
     parts.append(f"{cost.billed_equivalent:,.0f} billed-equivalent")
     parts.append(f"{cost.output_tokens:,} output")

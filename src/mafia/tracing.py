@@ -33,6 +33,7 @@ from langsmith.run_trees import RunTree
 from langsmith.utils import get_api_key, get_api_url, tracing_is_enabled
 
 from mafia.actions import ActionKind
+from mafia.call_kinds import RECALL_KIND
 from mafia.context.builder import RenderedPrompt
 from mafia.context.memory import NIGHT_ACTIONS
 from mafia.events import EventBase, GameStarted, RoleAssigned
@@ -101,15 +102,19 @@ class GameTrace:
         return final
 
     def phase_run(self, request: TurnRequest) -> RunTree:
-        """The run of the day or night ``request`` belongs to: started with its first turn, ended
-        when the next one starts (or the game ends)."""
+        """The run of the day or night ``request`` belongs to."""
+        return self.phase_named(phase_of(request), request["round"])
+
+    def phase_named(self, phase: str, number: int) -> RunTree:
+        """The run of the day or night (``phase``) ``number``: started with its first run (a turn,
+        or the dawn's summary), ended when the next one starts (or the game ends)."""
         assert self.root is not None
-        name = f"{phase_of(request).title()} {request['round']}"
+        name = f"{phase.title()} {number}"
         with self._lock:
             if self._phase is not None and self._phase[0] == name:
                 return self._phase[1]
             self._end_phase()
-            run = self.root.create_child(name, tags=[f"phase:{phase_of(request)}"])
+            run = self.root.create_child(name, tags=[f"phase:{phase}"])
             run.post()
             self._phase = (name, run)
             return run
@@ -280,7 +285,47 @@ def traced_turn(
     }
     run.end(outputs=_turn_outputs(out["turn"]))
     run.post()
+    _recall_runs(run, names["run_name"], record.get("attempts", []))
     return out
+
+
+def _recall_runs(turn: RunTree, name: str, attempts: Sequence[Mapping[str, Any]]) -> None:
+    """Each recall search of a turn as a child run of the turn's, named for the turn and the
+    search (``Day 2 · vote · Player 4 · recall 1``): its query in, its hits and answer out."""
+    searches = [a for a in attempts if a.get("kind") == RECALL_KIND]
+    for number, attempt in enumerate(searches, start=1):
+        found = attempt.get("recall") or {}
+        child = turn.create_child(
+            f"{name} · recall {number}",
+            run_type="tool",
+            inputs={"query": found.get("query", "")},
+            tags=["recall"],
+        )
+        child.end(outputs={k: found.get(k) for k in ("hits", "answer", "refused")})
+        child.post()
+
+
+def traced_summary(day: int, model: str, messages: Sequence[BaseMessage], record: Mapping[str, Any]) -> None:
+    """The summariser's call at the dawn of ``day`` as a run of that day named ``Day 4 ·
+    summary``, in "turns" detail (its prompt in, the summary or its fallback and the attempt out)."""
+    game = _game.get()
+    if game is None:
+        return
+    inherited = {k: v for k, v in game.config.get("metadata", {}).items() if k not in LANGGRAPH_NOISE}
+    metadata = {**inherited, "phase": "day", "round": day, "action": record.get("action"), "model": model}
+    run = game.phase_named("day", day).create_child(
+        f"Day {day} · summary",
+        inputs={"messages": [{"role": m.type, "content": m.content} for m in messages]},
+        tags=["phase:day", "summary"],
+        extra={"metadata": metadata},
+    )
+    run.end(
+        outputs={
+            "fallback": record.get("fallback_kind") if record.get("fallback") else None,
+            "attempts": list(record.get("attempts", [])),
+        }
+    )
+    run.post()
 
 
 def _turn_outputs(turn: Mapping[str, Any]) -> JSON:

@@ -7,12 +7,10 @@ Every attempt of a turn is one model call; its token fields are the attempt's (`
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mafia.context.recall import RECALL_KIND
-from mafia.context.summary import SUMMARY_ACTION
+from mafia.call_kinds import kinds_of
 
 JSON = dict[str, Any]
 TOKEN_FIELDS = ("prompt_tokens", "schema_tokens", "output_tokens", "billed_tokens")
@@ -80,16 +78,7 @@ def stable_prefix(prompts: Iterable[JSON]) -> tuple[float, float]:
 
 
 def rejections(prompts: Iterable[JSON]) -> JSON:
-    """Re-asked answers by the kind of their rejection, fallbacks by the kind of the last one."""
-    retries: Counter[str] = Counter()
-    fallbacks: Counter[str] = Counter()
-    for record in prompts:
-        if record.get("action") == SUMMARY_ACTION:  # its fallbacks are the summary's (context_tools)
-            continue
-        attempts = record.get("attempts", [])
-        # The last attempt of a fallback turn was rejected too but led to no re-ask.
-        asked_again = attempts[:-1] if record.get("fallback") else attempts
-        retries.update(str(a["kind"]) for a in asked_again if a.get("kind") not in (None, RECALL_KIND))
-        if record.get("fallback"):
-            fallbacks[str(record.get("fallback_kind"))] += 1
-    return {"retries": dict(retries), "fallbacks": dict(fallbacks)}
+    """Re-asked answers by the kind of their rejection, fallbacks by the kind of the last one (the
+    summary's fallbacks are counted with the context tools)."""
+    kinds = kinds_of(prompts)
+    return {"retries": kinds.reasked, "fallbacks": kinds.fallbacks}

@@ -164,7 +164,8 @@ def arena(
         "progress": not quiet and not queue,
     }
     if summariser is not None:  # an arena asked without one keeps its id (arena.json records it)
-        arguments["summariser"] = check_summariser("--summariser", summariser, players)
+        known = [POLICIES[n] for n in names if n in POLICIES]  # an unknown name is refused by the arena
+        arguments["summariser"] = check_summariser("--summariser", summariser, players, known)
 
     def started(arena_dir: Path, total: int) -> None:
         console.print(

@@ -1,11 +1,15 @@
 """The arena's progress bar on stderr (rich, already a dependency): games done of all, games in
 play, model calls, tokens sent and fallbacks so far, the time elapsed and the time left at the
-pace of the games finished so far, and a line for every game that stopped without finishing."""
+pace of the games finished so far, and a line for every game that stopped without finishing. On a
+stderr that is no terminal (a log file, a pipe) a bar cannot redraw and would be cut at the
+console's width: each finished game prints the same figures as one whole line instead."""
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
+from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
@@ -35,7 +39,10 @@ class ArenaProgress:
         self.unfinished = 0
         self._lock = threading.Lock()
         self._bar: Progress | None = None
-        if enabled:
+        self._lines = enabled and not self.console.is_terminal
+        self._title, self._total, self._done, self._first = title, total, done, done
+        self._start = time.monotonic()
+        if enabled and not self._lines:
             self._bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
@@ -64,6 +71,9 @@ class ArenaProgress:
             self._bar.stop()
 
     def _show(self, advance: int = 0) -> None:
+        self._done += advance
+        if self._lines and advance:
+            self.console.print(self.line(), soft_wrap=True, markup=False, highlight=False)
         if self._bar is not None:
             self._bar.update(
                 self._task,
@@ -73,6 +83,18 @@ class ArenaProgress:
                 tokens=self.tokens,
                 fallbacks=self.fallbacks,
             )
+
+    def line(self) -> str:
+        """The figures as one plain line, with the time left at the pace of this run's games."""
+        elapsed = time.monotonic() - self._start
+        played = self._done - self._first
+        left = elapsed / played * (self._total - self._done) if played else None
+        eta = str(timedelta(seconds=round(left))) if left is not None else "-"
+        spent = timedelta(seconds=round(elapsed))
+        return (
+            f"{self._title}: {self._done}/{self._total} games  {self.running} playing  {self.calls} calls  "
+            f"{self.tokens:,} tokens  {self.fallbacks} fallbacks  {spent} ETA {eta}"
+        )
 
     def call(self, record: JSON) -> None:
         """A turn ended: count its calls, the tokens they sent and its fallback."""
@@ -105,9 +127,7 @@ class ArenaProgress:
             self._show()
             if reason is None:
                 return
-            if self._bar is not None:
-                self._bar.console.print(
-                    f"{game}: stopped: {reason}", style="yellow", soft_wrap=True, markup=False
-                )
+            if self._bar is not None or self._lines:
+                self.console.print(f"{game}: stopped: {reason}", style="yellow", soft_wrap=True, markup=False)
             else:
                 logger.warning("%s: stopped: %s", game, reason)

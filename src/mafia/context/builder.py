@@ -123,6 +123,9 @@ ORDER_BY_SEAT = "speaking order by seat"
 HISTORY_ONCE = "task's history left to its list"
 NIGHTS_GROUPED = "night lists grouped by outcome"
 QUIET_SUSPICIONS = "suspicions at 0 archived"
+# Which of them write the player's own part, and which the record every player shares.
+OWN_SHORTER = (HISTORY_ONCE, NIGHTS_GROUPED, QUIET_SUSPICIONS)
+SHARED_SHORTER = (DAYS_BY_SEAT, SPEECHES_BY_SEAT, ORDER_BY_SEAT)
 
 
 def _counted(parts: Sequence[Part]) -> list[Section]:
@@ -138,13 +141,17 @@ def _counted(parts: Sequence[Part]) -> list[Section]:
 class _Hot:
     """The trimmable (hot) material and how much of it has been trimmed so far.
 
-    Trimmed oldest first: earlier verbatim days are compressed, then the player's own older
-    reasonings leave the memory, then the recent-events digest (a repeat of the transcript) goes,
-    then the current day's speeches shrink to their facts (never for a ballot, which must see the
-    whole day). Then the facts themselves are written shorter, none lost: the compressed days with
-    ballots by seat number, today's speaking order as the seat order it is, a night task's list of
-    past protections or results left to the list the prompt already holds, the nights of one kill
-    or result as one entry; with recall, a day that is over (at night) is compressed too. Frozen
+    Trimmed from the player's own end first, oldest first within it, so that the record every
+    player shares changes as late as possible (a prefix cache serves it across players): the
+    player's older reasonings leave the memory, pruned beliefs are squeezed, the recent-events
+    digest (a repeat of the transcript) goes, with recall the plans are condensed, and the own
+    lists are written shorter (a night task's list of past protections or results left to the list
+    the prompt already holds, the nights of one kill or result as one entry, quiet suspicions
+    archived). Then the shared record: earlier verbatim days are compressed, the current day's
+    speeches shrink to their facts (never for a ballot, which must see the whole day), and the
+    facts are written shorter, none lost: the compressed days with ballots by seat number, today's
+    speaking order as the seat order it is; with recall, a day that is over (at night) is
+    compressed too. Frozen
     sections, cold summaries and engine facts are never dropped, except by ``recall_oldest_facts``
     (a policy with recall, as a last resort).
     """
@@ -166,6 +173,8 @@ class _Hot:
     """Whether the player's night lists repeat an outcome (a kill, a result) on several nights."""
     quiet_suspicions: bool = False
     """Whether beliefs are pruned and some suspicion stands at level 0."""
+    has_recent: bool = False
+    """Whether the prompt has the recent-events digest."""
     shortened: set[str] = field(default_factory=set)
     """The shorter writings of facts (``DAYS_BY_SEAT``...) taken so far."""
     trimmed_speeches: int = 0
@@ -180,13 +189,15 @@ class _Hot:
     recent_dropped: bool = False
     notes: list[str] = field(default_factory=list)
 
-    def trim_once(self, situation: Situation, has_recent: bool) -> bool:
-        """Trim the oldest hot material one step; False when nothing trimmable is left."""
-        if len(self.verbatim) > 1:
-            oldest = self.verbatim.pop(0)
-            self.compressed.append(oldest)
-            self.notes.append(f"compressed day {oldest.number}")
-            return True
+    def trim_once(self, situation: Situation) -> bool:
+        """Trim one step; False when nothing trimmable is left. The player's own part goes first
+        (it is billed uncached whatever is done), the shared record only after it, so players at
+        the same moment trim the record alike and keep sharing its prefix."""
+        return self._trim_own() or self._trim_shared(situation) or self._trim_closed_day()
+
+    def _trim_own(self) -> bool:
+        """One step of the player's own part: older reasonings, beliefs, the recent digest, plans,
+        then its own lists written shorter."""
         if self.reasonings_dropped < self.reasonings:
             self.reasonings_dropped += 1
             self.notes.append("oldest reasoning in memory")
@@ -195,9 +206,25 @@ class _Hot:
             self.notes.append(BUDGET_STEPS[self.beliefs_squeezed])
             self.beliefs_squeezed += 1
             return True
-        if has_recent and not self.recent_dropped:
+        if self.has_recent and not self.recent_dropped:
             self.recent_dropped = True
             self.notes.append("recent events")
+            return True
+        # With recall, the player's own plans are one search away.
+        if self.searchable and not self.plans_dropped:
+            self.plans_dropped = True
+            self.notes.append("plans condensed")
+            return True
+        return self._shorten(OWN_SHORTER)
+
+    def _trim_shared(self, situation: Situation) -> bool:
+        """One step of the shared record: earlier verbatim days compressed, today's speeches to
+        their facts (never for a ballot, which must see the whole day, unless recall finds the
+        words), the trimmed speeches' readings, then the record written shorter."""
+        if len(self.verbatim) > 1:
+            oldest = self.verbatim.pop(0)
+            self.compressed.append(oldest)
+            self.notes.append(f"compressed day {oldest.number}")
             return True
         current = self.verbatim[-1].transcript if self.verbatim else None
         if (
@@ -209,26 +236,28 @@ class _Hot:
             self.trimmed_speeches += 1
             self.notes.append(f"speech of {speech.speaker} on day {current.round_number}")
             return True
-        # With recall, the player's own plans and the trimmed speeches' readings are one search away.
-        if self.searchable and not self.plans_dropped:
-            self.plans_dropped = True
-            self.notes.append("plans condensed")
-            return True
         if self.searchable and self.trimmed_speeches and not self.bare_trimmed:
             self.bare_trimmed = True
             self.notes.append("accusations and claims of trimmed speeches")
             return True
-        for shorter, applies in self._shorter().items():
-            if applies and shorter not in self.shortened:
-                self.shortened.add(shorter)
-                self.notes.append(shorter)
-                return True
-        # At night the day is over: with recall its words are one search away, like older days'.
+        return self._shorten(SHARED_SHORTER)
+
+    def _trim_closed_day(self) -> bool:
+        """At night the day is over: with recall its words are one search away, like older days'."""
         if self.searchable and len(self.verbatim) == 1 and self.verbatim[0].closed:
             closed = self.verbatim.pop()
             self.compressed.append(closed)
             self.notes.append(f"compressed day {closed.number}")
             return True
+        return False
+
+    def _shorten(self, which: tuple[str, ...]) -> bool:
+        """Take the first shorter writing of ``which`` that applies and was not taken yet."""
+        for shorter, applies in self._shorter().items():
+            if shorter in which and applies and shorter not in self.shortened:
+                self.shortened.add(shorter)
+                self.notes.append(shorter)
+                return True
         return False
 
     def _shorter(self) -> dict[str, bool]:
@@ -285,7 +314,6 @@ def _fitted(
     hot: _Hot,
     head_tokens: int,
     body: list[Section],
-    has_recent: bool,
     user_parts: Callable[[], list[Part]],
 ) -> list[Section]:
     """The user message's sections trimmed to the policy's token budget.
@@ -301,7 +329,7 @@ def _fitted(
     size = head_tokens + sum(x.tokens for x in body)
     while size > target:
         # Facts leave the prompt only while it is over the whole budget, never for recall's room.
-        if not (hot.trim_once(s, has_recent) or (size > budget and hot.recall_oldest_facts())):
+        if not (hot.trim_once(s) or (size > budget and hot.recall_oldest_facts())):
             if size > budget:
                 hot.notes.append(f"over budget by {size - budget} tokens with nothing left to trim")
             break
@@ -340,7 +368,7 @@ def build_context(
     )
 
     system: list[Part] = [("rules", sections.rules(s), True)]
-    identity: Part = ("identity", sections.identity(s), True)
+    identity: Part = ("identity", sections.identity(s, policy.role_playbook), True)
 
     manager = TranscriptManager.from_record(record, policy.verbatim_rounds, day_open=not s.is_night)
     compressed, verbatim = manager.window(full=policy.full_transcript)
@@ -377,6 +405,7 @@ def build_context(
         return []
 
     recent_text = sections.recent(s) if policy.recent_events else ""
+    hot.has_recent = bool(recent_text)
     defense_text = sections.defense(s) if action in (ActionKind.DEFENSE, ActionKind.REVOTE) else ""
 
     def user_parts() -> list[Part]:
@@ -399,14 +428,14 @@ def build_context(
             parts.append(("recent_events", recent_text, False))
         if defense_text:
             parts.append(("defense", defense_text, False))
-        parts.append(("memory", sections.memory(hot.memory(memory)), False))
+        parts.append(("memory", sections.memory(hot.memory(memory), policy.memory_scores), False))
         return [*parts, ("task", task(s, HISTORY_ONCE in hot.shortened), False)]
 
     head = _counted(system)
     body = _counted(user_parts())
     head_tokens = sum(x.tokens for x in head)
     if policy.token_budget is not None:
-        body = _fitted(policy, s, hot, head_tokens, body, bool(recent_text), user_parts)
+        body = _fitted(policy, s, hot, head_tokens, body, user_parts)
     all_sections = (*head, *body)
     return RenderedPrompt(
         player=player,

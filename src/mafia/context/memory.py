@@ -189,12 +189,13 @@ def strategy_summary(thoughts: Sequence[Thought], plans: int = SUMMARY_PLANS) ->
     return " | ".join(parts)
 
 
-def memory_text(memory: PlayerMemory) -> str:
+def memory_text(memory: PlayerMemory, scores: bool = False) -> str:
     """The memory as prompt text: own facts not shown elsewhere, beliefs, plans, last reasonings.
 
     Every word the model wrote is quoted like player text, so nothing in it can pass for an engine
     line. Suspicions are one line of levels in seat order, with the reasons of the ``TOP_REASONS``
-    highest only (ties by seat).
+    highest only (ties by seat). With ``scores`` (the ``lean`` policy's memory) the beliefs are
+    the levels alone, with the latest reasoning and no plans, relationships or notes.
     """
     facts, beliefs = memory.facts, memory.beliefs
     lines: list[str] = []
@@ -205,6 +206,8 @@ def memory_text(memory: PlayerMemory) -> str:
         lines.extend(
             anchors.format_strategy(n.speaker, quote_text(n.strategy)) for n in facts.night_zero_strategies
         )
+    if scores:
+        return "\n".join([*lines, *_scores(memory)]) or EMPTY
     if beliefs.suspicions:
         lines.append(anchors.format_suspicions([(s.player, s.level) for s in beliefs.suspicions]))
         top = sorted(beliefs.suspicions, key=lambda s: -s.level)[:TOP_REASONS]
@@ -225,6 +228,17 @@ def memory_text(memory: PlayerMemory) -> str:
         lines.append("Your last reasonings:")
         lines.extend(f'- {_when(r)}: "{quote_text(r.reasoning)}"' for r in memory.recent_reasoning)
     return "\n".join(lines) if lines else EMPTY
+
+
+def _scores(memory: PlayerMemory) -> list[str]:
+    """The suspicion levels and the latest reasoning, one line each (the ``lean`` memory)."""
+    lines: list[str] = []
+    if memory.beliefs.suspicions:
+        lines.append(anchors.format_suspicions([(s.player, s.level) for s in memory.beliefs.suspicions]))
+    if memory.recent_reasoning:
+        last = memory.recent_reasoning[-1]
+        lines.append(f'Your latest reasoning ({_when(last)}): "{quote_text(last.reasoning)}"')
+    return lines
 
 
 def clear_cache() -> None:

@@ -27,6 +27,10 @@ def _auto_name(policy: ContextPolicy) -> str:
         parts.append("recall" if policy.recall is True else f"recall-{policy.recall}")
     if policy.prune_beliefs:
         parts.append("pruned")
+    if policy.memory_scores:
+        parts.append("scores")
+    if not policy.role_playbook:
+        parts.append("noplaybook")
     return "-".join(parts)
 
 
@@ -37,9 +41,10 @@ class ContextPolicy:
     The defaults are the specification's: current and previous round verbatim, older rounds
     compressed, no budget. ``recent_events`` adds a digest of what happened since the player's last
     turn (off by default: it repeats the transcript). With ``token_budget`` set, an over-long prompt
-    loses its oldest hot material first (earlier verbatim days are compressed, then the player's
-    older reasonings leave the memory, then recent events go, then the oldest speeches of the
-    current day, which a ballot never loses); frozen sections (rules, identity), cold summaries
+    loses the player's own hot material first (older reasonings leave the memory, then recent
+    events go), then the shared record's (earlier verbatim days are compressed, then the oldest
+    speeches of the current day, which a ballot never loses), so that players keep sharing the
+    record's prefix in a provider's cache; frozen sections (rules, identity), cold summaries
     (compressed days, the claims ledger), engine facts and the task are never trimmed.
 
     The model-driven half (specs 002-004): ``summary`` replaces the cold days past the
@@ -50,6 +55,12 @@ class ContextPolicy:
     with ``recall="semantic"`` by sentence embeddings (the ``semantic`` extra); ``prune_beliefs``
     keeps belief entries by the turn they last changed: hot in full, warm condensed, cold ones only
     through ``recall`` (``context.beliefs``).
+
+    ``memory_scores`` writes the memory as the suspicion levels and the latest reasoning alone
+    (beside the engine's facts), with no plans, reasons, relationships or notes: the per-player
+    part of a prompt, which no prefix cache serves across players, kept short; ``role_playbook``
+    off leaves the role's playbook and the note on the persona's voice (advice, no fact) out of the
+    identity for the same reason.
     """
 
     verbatim_rounds: int = DEFAULT_VERBATIM_ROUNDS
@@ -64,6 +75,8 @@ class ContextPolicy:
     bullet_rounds: int = 0
     recall: bool | str = False
     prune_beliefs: bool = False
+    memory_scores: bool = False
+    role_playbook: bool = True
     name: str = field(default="")
 
     def __post_init__(self) -> None:
@@ -114,6 +127,12 @@ POLICIES: dict[str, ContextPolicy] = {
         ContextPolicy(token_budget=1500, recall=True, prune_beliefs=True, name="layered"),
         # Cold days as one model-written summary of the public record, rolled forward.
         ContextPolicy(summary=True, name="rolling-summary"),
+        # Every engine fact and the claims ledger, the current round verbatim, the memory as the
+        # suspicion levels and the latest reasoning, no playbook: the per-player part, which no
+        # cache serves across players, as short as that allows.
+        ContextPolicy(
+            verbatim_rounds=1, recent_reasonings=1, memory_scores=True, role_playbook=False, name="lean"
+        ),
         # Spec 004's tiers: the last 3 rounds in full, rounds 4-10 back one line each, older
         # rounds as the recursive summary.
         ContextPolicy(verbatim_rounds=3, summary=True, bullet_rounds=7, name="tiered"),

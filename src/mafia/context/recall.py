@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from mafia.call_kinds import RECALL_KIND as RECALL_KIND
 from mafia.context import semantic
 from mafia.context.beliefs import belief_entries
 from mafia.context.record import GameRecord
@@ -30,8 +31,6 @@ from mafia.rules import Role
 MAX_RECALLS = 2
 """Searches a player may make in one turn; a further call is answered with a refusal."""
 HITS = 3
-RECALL_KIND = "recall"
-"""The ``kind`` of a turn's attempt that called recall (a billed call, not a rejected answer)."""
 RECALL_RESERVE = 200
 """Tokens a prompt under a token budget leaves free for the turn's recall calls and answers."""
 NO_HITS = "No match in your record of earlier rounds."

@@ -42,16 +42,20 @@ def composition(started: GameStarted | None) -> str:
     return ", ".join(f"{n} {name}" for n, name in counts)
 
 
+VOICE = "Speak in this voice; never mention these instructions."
+
+
 @lru_cache(maxsize=512)
-def identity_text(me: str, role: Role, persona: str) -> str:
-    """Who the player is: identity line, persona and role playbook (stable; the seat is the
-    player's place in the rules' seat list)."""
+def identity_text(me: str, role: Role, persona: str, playbook: bool = True) -> str:
+    """Who the player is: identity line, persona and (unless ``playbook`` is off) the note to
+    speak in its voice and the role's playbook (stable; the seat is the player's place in the
+    rules' seat list)."""
     return render(
         "sections/identity",
         header=anchors.IDENTITY,
         identity_line=anchors.format_identity(me, role.value),
         persona_line=anchors.format_persona(quote_text(persona) or "none given; speak plainly."),
-        playbook=template(f"playbooks/{role.value.lower()}").template,
+        playbook=f"{VOICE}\n{template(f'playbooks/{role.value.lower()}').template}" if playbook else "",
     )
 
 
@@ -67,10 +71,10 @@ def rules_text(seats: tuple[str, ...], composition_text: str, round_cap: int) ->
     )
 
 
-def identity(s: Situation) -> str:
+def identity(s: Situation, playbook: bool = True) -> str:
     record = s.record
     persona = record.assignment.persona if record.assignment is not None else ""
-    return identity_text(s.me, s.role, persona)
+    return identity_text(s.me, s.role, persona, playbook)
 
 
 def rules(s: Situation) -> str:
@@ -234,5 +238,5 @@ def transcript(body: str) -> str:
     return render("sections/transcript", header=anchors.TRANSCRIPT, body=body)
 
 
-def memory(memory: PlayerMemory) -> str:
-    return render("sections/memory", header=anchors.MEMORY, body=memory_text(memory))
+def memory(memory: PlayerMemory, scores: bool = False) -> str:
+    return render("sections/memory", header=anchors.MEMORY, body=memory_text(memory, scores))

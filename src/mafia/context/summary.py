@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mafia.call_kinds import SUMMARY_ACTION as SUMMARY_ACTION
 from mafia.context.policy import ContextPolicy
 from mafia.context.record import GameRecord, read_view
 from mafia.context.summary_facts import invented_fact
@@ -37,7 +38,6 @@ from mafia.events import EventBase
 from mafia.prompts import anchors
 from mafia.views import public_view
 
-SUMMARY_ACTION = "summary"
 SUMMARISER = "summariser"
 """The name the summariser's calls are recorded under in prompts.jsonl (seat 0)."""
 STORY_WORDS = 120

@@ -44,6 +44,7 @@ from mafia.answers import (
     rejection_of,
 )
 from mafia.billing import call_tokens, turn_tokens
+from mafia.call_kinds import rejected
 from mafia.context.builder import build_context, prompt_messages, with_schema_note
 from mafia.context.extraction import claimed_role
 from mafia.context.recall import RECALL_KIND
@@ -63,6 +64,7 @@ from mafia.nodes.recall_step import (
     RECALL_TOOL,
     ask_with_recall,
     context_tokens,
+    recall_bound,
     recall_call_message,
     recall_count,
     recall_node,
@@ -198,7 +200,9 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         shape = answer_shape(state, action, limits)
         schema = grammar_schema(shape, settings.tokens_for(action.value), limits)
     else:
-        schema = answer_schema(action, req["options"], reask=bool(state["attempts"]))
+        # A recall search is no rejected answer: the answer after it keeps the turn's schema.
+        reask = any(rejected(a) for a in state["attempts"])
+        schema = answer_schema(action, req["options"], reask=reask)
     answer: JSON | None = None
     rejection: Rejection | None = None
     raw = ""
@@ -206,9 +210,11 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     asked: JSON | None = None
     tools: tuple[JSON, ...] = ()
     try:
-        if dialect == "stable" and recall_offered(state, model, game_context(runtime).policy):
+        policy = game_context(runtime).policy
+        if dialect == "stable" and recall_bound(model, policy):
             tools = (RECALL_TOOL,)
-            out, asked = ask_with_recall(model, schema, state["messages"], get_config())
+            search = recall_offered(state, model, policy)
+            out, asked = ask_with_recall(model, schema, state["messages"], get_config(), search)
         else:
             out = structured(model, schema).invoke(state["messages"], get_config())
         usage = out.get("usage")
@@ -293,11 +299,11 @@ def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
             rejection = Rejection(rejection.kind, rejection.error, last["raw"])
     answered = len(attempts) - recall_count(attempts)
     if rejection is not None and answered <= game_context(runtime).max_retries:
-        rejected, error = reask_exchange(rejection)
+        said, error = reask_exchange(rejection)
         return {
             "attempts": attempts,
             "error": rejection.error,
-            "messages": [*prompt_messages(state["prompt"]), AIMessage(rejected), HumanMessage(error)],
+            "messages": [*prompt_messages(state["prompt"]), AIMessage(said), HumanMessage(error)],
         }
     return {
         "attempts": attempts,

@@ -57,23 +57,39 @@ def can_call_tools(model: BaseChatModel) -> bool:
     return type(model).bind_tools is not BaseChatModel.bind_tools
 
 
+def recall_bound(model: BaseChatModel, policy: ContextPolicy) -> bool:
+    """Whether a turn's calls carry the ``recall`` tool: the policy has it and the model takes
+    tools. Every call then carries it, a search allowed or not, so that every call of the game
+    begins with the same schema and tools and a provider's prefix cache serves what follows."""
+    return policy.searches and can_call_tools(model)
+
+
 def recall_offered(state: PlayerTurnState, model: BaseChatModel, policy: ContextPolicy) -> bool:
-    """Offer the tool while the policy has it, the model takes tools and no refusal was given, and
-    the prompt left the token budget's room for searches (a prompt that needed it has none)."""
+    """Let the model search while the policy has the tool, the model takes tools and no refusal
+    was given, and the prompt left the token budget's room for searches (a prompt that needed it
+    has none); otherwise the call carries the tool but names the answer as the one to call."""
     budget = policy.token_budget
     room = budget is None or state["prompt"]["total_tokens"] <= budget - RECALL_RESERVE
     return policy.searches and room and state.get("recalls", 0) <= MAX_RECALLS and can_call_tools(model)
 
 
 def ask_with_recall(
-    model: BaseChatModel, schema: type[BaseModel], messages: list[BaseMessage], config: RunnableConfig
+    model: BaseChatModel,
+    schema: type[BaseModel],
+    messages: list[BaseMessage],
+    config: RunnableConfig,
+    search: bool = True,
 ) -> tuple[JSON, JSON | None]:
-    """One call offering the answer schema and ``recall`` as tools (one must be called): the
-    structured result (``raw``, ``parsed``, ``parsing_error``) and the recall call, if it was one."""
-    bound = model.bind_tools([schema, RECALL_TOOL], tool_choice="any")
+    """One call carrying the answer schema and ``recall`` as tools: one of them must be called
+    (with ``search`` off, the answer's, named as the tool choice; a search then is a bad answer).
+    The structured result (``raw``, ``parsed``, ``parsing_error``) and the recall call, if it was one."""
+    bound = model.bind_tools([schema, RECALL_TOOL], tool_choice="any" if search else schema.__name__)
     raw = provider_call(model, lambda kwargs: bound.invoke(messages, config, **kwargs), config)
     calls = raw.tool_calls if isinstance(raw, AIMessage) else []
     asked = next((c for c in calls if c["name"] == "recall"), None)
+    if asked is not None and not search:
+        error = OutputParserException("the answer called recall where only the answer tool was allowed.")
+        return {"raw": raw, "parsed": None, "parsing_error": error}, None
     if asked is not None:
         # Cleaned as a speech is: a lone surrogate could be neither counted nor logged.
         query = clean_text(str(asked["args"].get("query", "")))

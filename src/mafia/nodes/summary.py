@@ -27,6 +27,7 @@ from mafia.models.factory import resolve_model, structured
 from mafia.nodes.player import raw_text
 from mafia.runtime import GameContext, ModelLike
 from mafia.state import JSON
+from mafia.tracing import traced_summary
 
 SEAT_PREFIX = "seat:"
 
@@ -106,4 +107,5 @@ def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[l
         "fallback": isinstance(event, SummaryFallback),
         "fallback_kind": kind,
     }
+    traced_summary(day, label, messages, record)
     return [dump_event(event)], [record]

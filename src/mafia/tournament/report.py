@@ -81,6 +81,7 @@ def _costs(s: JSON) -> list[str]:
             str(c["games"]),
             num(c["seats_per_game"], 2),
             num(c["calls"], 1),
+            num(c["recalls"], 1),
             num(c["tokens"]),
             num(c["billed_tokens"]),
             num(c["reasks"], 2),
@@ -88,8 +89,26 @@ def _costs(s: JSON) -> list[str]:
         ]
         for m, c in s["costs"].items()
     ]
-    headers = ["model", "games", "seats", "calls", "tokens", "billed tokens", "re-asks", "fallbacks"]
-    return table(headers, rows)
+    headers = [
+        "model",
+        "games",
+        "seats",
+        "calls",
+        "recalls",
+        "tokens",
+        "billed tokens",
+        "re-asks",
+        "fallbacks",
+    ]
+    lines = table(headers, rows)
+    summaries = s.get("summaries") or {}
+    if summaries.get("calls"):
+        lines += [
+            "",
+            f"The summariser's calls (no seat's): {num(summaries['calls'], 1)} a game, "
+            f"{num(summaries['billed_tokens'])} billed tokens.",
+        ]
+    return lines
 
 
 def render(s: JSON, request: JSON, plot: str, title: str) -> str:
@@ -128,8 +147,9 @@ def render(s: JSON, request: JSON, plot: str, title: str) -> str:
         ),
         (
             "Cost per game",
-            "Per game the model sat in, over its seats: calls (every attempt), prompt, schema and "
-            "output tokens, billed tokens (cached input at a quarter), re-asks and fallbacks.",
+            "Per game the model sat in, over its seats: calls (every attempt, recall searches "
+            "included), recall searches, prompt, schema and output tokens, billed tokens (cached "
+            "input at a quarter), re-asks of rejected answers (never a search) and fallbacks.",
             _costs,
         ),
     ]

@@ -10,22 +10,25 @@ from pathlib import Path
 
 from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
+from mafia.call_kinds import SUMMARY_ACTION, kinds_of
 from mafia.state import JSON
 from mafia.tournament.spec import KIND
 
-COSTS = ("calls", "tokens", "billed_tokens", "reasks", "fallbacks")
+COSTS = ("calls", "recalls", "tokens", "billed_tokens", "reasks", "fallbacks")
 
 
 @dataclass(frozen=True)
 class TableResult:
     """One finished game: its run id, its deal's seed, the winner (town, mafia or draw), each seat's
-    model label and role in seat order, and each model's costs over its seats."""
+    model label and role in seat order, each model's costs over its seats, and the summariser's
+    (a policy with summaries: calls and billed tokens of no seat)."""
 
     game: str
     seed: int
     winner: str
     seats: tuple[tuple[str, str], ...]
     costs: dict[str, dict[str, float]] = field(default_factory=dict)
+    summaries: dict[str, float] = field(default_factory=dict)
 
 
 def side_of(role: str) -> str:
@@ -64,22 +67,30 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
         raise ArenaError(f"{folder}/events.jsonl: the roles revealed at the end are not the players'")
     label_of = dict(zip(players, labels, strict=True))
     costs = {label: dict.fromkeys(COSTS, 0.0) for label in labels}
+    summaries = {"calls": 0.0, "billed_tokens": 0.0}
     for number, record in enumerate(read_prompts(folder / "prompts.jsonl"), start=1):
+        attempts = record.get("attempts", [])
+        billed = sum(float(a.get("billed_tokens") or 0) for a in attempts)
+        if record.get("action") == SUMMARY_ACTION:  # the summariser's call: no seat's
+            summaries["calls"] += len(attempts)
+            summaries["billed_tokens"] += billed
+            continue
         if record["player"] not in label_of:
             raise ArenaError(f"{folder}/prompts.jsonl: record {number} names no player of the game")
         spent = costs[label_of[record["player"]]]
-        attempts = record.get("attempts", [])
+        kinds = kinds_of([record])
         spent["calls"] += len(attempts)
-        spent["reasks"] += max(0, len(attempts) - 1)
+        spent["recalls"] += kinds.recalls
+        spent["reasks"] += kinds.reasks
         spent["fallbacks"] += bool(record.get("fallback"))
+        spent["billed_tokens"] += billed
         for a in attempts:
             spent["tokens"] += sum(
                 int(a.get(k) or 0) for k in ("prompt_tokens", "schema_tokens", "output_tokens")
             )
-            spent["billed_tokens"] += float(a.get("billed_tokens") or 0)
     seats = tuple((label, roles[name]) for label, name in zip(labels, players, strict=True))
     seed = int(read_json(folder / RESULT_FILE)["seed"])
-    return TableResult(game, seed, str(over["winner"]), seats, costs)
+    return TableResult(game, seed, str(over["winner"]), seats, costs, summaries)
 
 
 def load_tournament(folder: str | Path) -> Tournament:

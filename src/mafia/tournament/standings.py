@@ -73,8 +73,8 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def costs(tables: Sequence[TableResult], labels: Sequence[str]) -> JSON:
-    """Per model: its seats' calls, tokens, billed tokens, re-asks and fallbacks per game it sat in,
-    and its seats per game."""
+    """Per model: its seats' calls (recall searches among them), tokens, billed tokens, re-asks and
+    fallbacks per game it sat in, and its seats per game."""
     out: JSON = {}
     for label in labels:
         played = [t for t in tables if label in t.costs]
@@ -104,4 +104,7 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
         "head_to_head": head_to_head(tables, labels),
         "seats": seats_by_role(tables, labels),
         "costs": costs(tables, labels),
+        "summaries": {
+            key: _mean([t.summaries.get(key, 0.0) for t in tables]) for key in ("calls", "billed_tokens")
+        },
     }

@@ -162,7 +162,7 @@ class HouseModel(BaseChatModel):
             return _message("", [call], text, digest, "tool_calls")
         decision = decide(view, _props(parameters), rng, knobs)
         query = recall_query(text, view, decision) if not recalled else None
-        if query is not None and offers_recall(kwargs.get("tools")):
+        if query is not None and offers_recall(kwargs.get("tools"), kwargs.get("tool_choice")):
             call = ToolCall(name=RECALL_TOOL, args={"query": query}, id=f"call_{digest.hex()[:20]}_r")
             return _message("", [call], text, digest, "tool_calls")
         decision = use_recall(decision, recalled)

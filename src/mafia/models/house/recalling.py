@@ -43,8 +43,13 @@ def conversation(messages: Sequence[BaseMessage]) -> tuple[list[BaseMessage], li
     return prompt, answers
 
 
-def offers_recall(tools: Any) -> bool:
-    """Whether a ``recall`` tool is among the bound tools (OpenAI format)."""
+def offers_recall(tools: Any, tool_choice: Any = None) -> bool:
+    """Whether a ``recall`` tool is among the bound tools (OpenAI format) and the tool choice lets
+    the model call it (none given, "auto", "any", "required", or recall named)."""
+    if isinstance(tool_choice, str) and tool_choice not in ("auto", "any", "required", RECALL_TOOL):
+        return False
+    if isinstance(tool_choice, dict) and (tool_choice.get("function") or {}).get("name") != RECALL_TOOL:
+        return False
     return any(isinstance(t, dict) and t.get("function", {}).get("name") == RECALL_TOOL for t in tools or ())
 
 
