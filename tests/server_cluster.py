@@ -25,7 +25,7 @@ from fakes import free_port
 ROOT = Path(__file__).resolve().parent.parent
 SERVE = ROOT / ".venv-server" / "bin" / "mafia"
 HEARTBEAT_S = 2  # a killed process's runs are swept back to the queue after two missed beats
-START_S = 300  # a busy machine takes minutes to start a server (its imports, the database's tables)
+START_S = 600  # a busy machine takes minutes to start a server (its imports, the database's tables)
 
 
 def unavailable() -> str | None:
