@@ -3,8 +3,9 @@ arena on the same games, with a fake provider that answers after 200 ms.
 
 Every seat is an ``openai:`` model whose server (a process of its own, so its CPU is no engine's)
 answers with the house model after ``DELAY``. The same arena is queued on one server process taking
-1, 2 and 4 games at once, and on two processes taking 2 each, then played locally 2 at once. Engine
-CPU is the serving processes' own (user + system, from /proc) or, locally, this process's.
+1, 2 and 4 games at once, and on two processes taking 2 each (each after a warm-up game per worker),
+then played locally 2 at once. Engine CPU is the serving processes' own (user + system, from /proc)
+or, locally, this process's.
 
 Prints ``games_per_minute_1w=``, ``games_per_minute_2w=``, ``games_per_minute_4w=``,
 ``games_per_minute_2proc=``, ``local_games_per_minute=``, ``engine_cpu_seconds_per_game_<run>=``
@@ -68,22 +69,30 @@ def on_server(work: Path, name: str, processes: int, workers: int, ask: dict[str
     from server_cluster import cluster
 
     with cluster(work / f"serve-{name}", processes=processes, workers=workers) as made:
+        # A warm-up arena first, a game for every worker: a fresh process loads the engine at its
+        # first game, which is no game's cost.
+        warm = {**ask, "games": processes * workers, "players": 5, "arena_id": "warm"}
+        _played(run_arena(**warm, server=made.processes[0].url, queue=True, out=work / f"warm-{name}"))
         pids = [p.proc.pid for p in made.processes]
         cpu_before = sum(cpu_s(pid) for pid in pids)
         start = time.perf_counter()
-        summary = run_arena(**ask, server=made.processes[0].url, queue=True, out=work / name)
-        folder = Path(summary["run"]["folder"])
-        while True:
-            progress = collect(folder)
-            if progress.stopped:
-                raise SystemExit(f"{name}: games stopped on the server: {progress.stopped}")
-            if progress.finished == progress.total:
-                break
-            time.sleep(0.5)
+        games = _played(run_arena(**ask, server=made.processes[0].url, queue=True, out=work / name))
         wall = time.perf_counter() - start
         cpu = sum(cpu_s(pid) for pid in pids) - cpu_before
         peak = max(peak_mb(pid) for pid in pids)
-    return {"gpm": progress.total * 60 / wall, "cpu": cpu / progress.total, "peak": peak}
+    return {"gpm": games * 60 / wall, "cpu": cpu / games, "peak": peak}
+
+
+def _played(summary: dict[str, Any]) -> int:
+    """Collect a queued arena's games until all have finished; how many."""
+    folder = Path(summary["run"]["folder"])
+    while True:
+        progress = collect(folder)
+        if progress.stopped:
+            raise SystemExit(f"{folder.name}: games stopped on the server: {progress.stopped}")
+        if progress.finished == progress.total:
+            return progress.total
+        time.sleep(0.5)
 
 
 def local(work: Path, ask: dict[str, Any]) -> dict[str, float]:
