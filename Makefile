@@ -24,9 +24,11 @@ $(STAMP): $(BIN)/python pyproject.toml
 bytecode: $(STAMP)
 	$(BIN)/python -m compileall -q "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" src
 
+# The import layers (pyproject.toml's [tool.importlinter]): game at the bottom, the command line on top.
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/ruff format --check $(LINT_PATHS)
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -25,7 +25,7 @@ from typing import Any
 from benchlib import QUICK_FLAG, QUICK_HELP
 from mafia.arena.reads import fact_presence
 from mafia.context.policy import ContextPolicy, policy_by_name
-from mafia.events import EventBase, parse_event
+from mafia.game.events import EventBase, parse_event
 from mafia.models.house import HouseModel
 from mafia.runner import run_game
 from peer_model import PeerModel

@@ -26,10 +26,10 @@ import time
 from benchlib import quick
 from logbuilder import LogBuilder, random_speech
 from mafia import views
-from mafia.actions import ActionKind
 from mafia.context import build_context, clear_caches, count_tokens
-from mafia.events import EventBase
-from mafia.rules import SKIP, Role
+from mafia.game.actions import ActionKind
+from mafia.game.events import EventBase
+from mafia.game.rules import SKIP, Role
 
 # Quick mode: one 7-seat game to round 3.
 PLAYERS = 7 if quick() else 16

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mafia.arena import run_arena
-from mafia.state import JSON
+from mafia.game.state import JSON
 
 LOGS = ("events.jsonl", "prompts.jsonl")
 

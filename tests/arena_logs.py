@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mafia.context import ContextPolicy
-from mafia.events import EventBase, GameOver, to_jsonl
+from mafia.game.events import EventBase, GameOver, to_jsonl
 from mafia.models.house import HouseModel
 from mafia.runner import run_game
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from mafia import events as ev
-from mafia.rules import SKIP, Role
+from mafia.game import events as ev
+from mafia.game.rules import SKIP, Role
 
 ACTING = (
     ev.Speech,

@@ -1,5 +1,5 @@
 """The fact-presence audit of prompts built in a test: every engine fact a player is entitled to
-is in every prompt they get (the facts and how they are found: ``mafia.arena.facts``).
+is in every prompt they get (the facts and how they are found: ``mafia.context.facts``).
 
 ``capture_prompts`` records every prompt a game builds together with the log it was built from,
 so games played through the graph can be audited prompt by prompt.
@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 import mafia.nodes.player as player_node
-from mafia import events as ev
-from mafia.actions import ActionKind
-from mafia.arena.facts import missing_facts
 from mafia.context import RenderedPrompt
+from mafia.context.facts import missing_facts
+from mafia.game import events as ev
+from mafia.game.actions import ActionKind
 
 __all__ = ["Built", "audit_prompts", "capture_prompts", "missing_facts"]
 

@@ -3,7 +3,7 @@
 Events are appended in the engine's order (see the Context issue): setup, night zero, then per
 round the day (DayStarted, speeches, vote, defense and revote, elimination and last words) and the
 night (Mafia coordination, protection, investigation, resolution). Every decision is followed by the
-deciding player's Thought unless ``thoughts=False``. Rules come from ``mafia.rules``, so a scripted
+deciding player's Thought unless ``thoughts=False``. Rules come from ``mafia.game.rules``, so a scripted
 log is always a legal one; ``play_random`` plays whole games from a seed.
 
     log = LogBuilder(["Mafia", "Town", "Detective", "Doctor", "Town"])
@@ -18,9 +18,9 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Self
 
-from mafia.actions import ActionKind
 from mafia.context import ContextPolicy, RenderedPrompt, build_context
-from mafia.events import (
+from mafia.game.actions import ActionKind
+from mafia.game.events import (
     Ballot,
     Count,
     DayStarted,
@@ -43,8 +43,8 @@ from mafia.events import (
     Thought,
     VoteRound,
 )
-from mafia.personas import deal_personas
-from mafia.rules import (
+from mafia.game.personas import deal_personas
+from mafia.game.rules import (
     SKIP,
     GameConfig,
     Role,

@@ -1,17 +1,14 @@
-"""Games played over the protocol table (mafia.protocol) and the rules alone, without LangGraph.
+"""Games of the reference game (mafia.game.play) whose players are plain functions, without LangGraph.
 
-The driver walks ``STEPS`` as the graph does: a bookkeeping step's function, or a turn step's
-requests answered by a plain function and applied by the table's appliers (``apply_turns``),
-then the step's router. Each answer goes through the engine's own answer check and turn finish
-(``check_answer``, ``finish_turn``), so the log holds the same events a graph game would. Prompts
-are rendered only when asked for (the leak audit reads them); without them a game takes
-milliseconds, so the sweeps can play thousands.
+Each answer goes through the engine's own answer check and turn finish (``check_answer``,
+``finish_turn``), so the log holds the same events a graph game would. Prompts are rendered only
+when asked for (the leak audit reads them); without them a game takes milliseconds, so the sweeps
+can play thousands.
 """
 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import random
 import threading
 from collections import Counter
@@ -19,25 +16,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from langgraph.runtime import Runtime
-
-from mafia.actions import ActionKind, empty_answer
-from mafia.answers import TextLimits
 from mafia.context.builder import build_context
 from mafia.context.policy import ContextPolicy
-from mafia.game_settings import config_from_input
+from mafia.game.actions import ActionKind, TextLimits, empty_answer
+from mafia.game.deal import deal
+from mafia.game.play import play
+from mafia.game.state import JSON, GameState, StepName, TurnRequest
+from mafia.game_settings import config_from_input, game_id_for
 from mafia.nodes.common import parsed_log
 from mafia.nodes.player import check_answer, finish_turn
-from mafia.nodes.setup import deal
-from mafia.protocol import FIRST_STEP, STEPS, StepName, apply_turns, merged, opening
-from mafia.runtime import GameContext
-from mafia.state import JSON, GameState, GameUpdate, TurnRequest
 
 Answer = Callable[[TurnRequest, JSON], JSON]
 """Answers a request: the request and its rendered prompt (``system`` and ``user``, empty when
 prompts are off) give the answer's fields (``text``, ``choice``, the reasoning fields...)."""
 
-MAX_STEPS = 20_000
 NO_PROMPT: JSON = {"system": "", "user": "", "tokens": {}, "total_tokens": 0, "trimmed": []}
 
 
@@ -137,11 +129,6 @@ def play_turn(
     return turn, turn.pop("events")
 
 
-def after(state: GameState, update: GameUpdate) -> GameState:
-    """The state after a step: its fields over the old ones, its events appended to the log."""
-    return {**state, **update, "events": [*state.get("events", []), *update.get("events", [])]}
-
-
 def play_table(
     setup: Mapping[str, Any],
     answer: Answer,
@@ -153,31 +140,14 @@ def play_table(
     """Play one game from ``setup`` over the table, every turn answered by ``answer``."""
     policy = policy or ContextPolicy()
     limits = limits or TextLimits()
-    state: GameState = {"setup": dict(setup)}  # type: ignore[typeddict-item]
-    game = TableGame(state)
-    runtime = Runtime(context=GameContext(policy=policy, text_limits=limits))
-    step: StepName | None = FIRST_STEP
-    while step is not None:
-        assert len(game.path) < MAX_STEPS, "the game never ended"
-        spec = STEPS[step]
-        if step == FIRST_STEP:
-            update = deal(setup, config_from_input(setup))
-        elif spec.run is not None:
-            # A step that reads the run's context (day_start, for a policy's summaries) gets it as
-            # the graph would give it.
-            takes_runtime = "runtime" in inspect.signature(spec.run).parameters
-            update = spec.run(state, runtime) if takes_runtime else spec.run(state)
-        else:
-            assert spec.ask is not None
-            opened = opening(spec, state)
-            played = []
-            for request in spec.ask(merged(state, opened)):
-                prompt = _prompt(state, request, policy) if prompts else NO_PROMPT
-                turn, own = play_turn(state, request, answer, prompt, limits)
-                game.records.append(turn.pop("prompt_record"))
-                played.append((turn, own))
-            update = apply_turns(spec, opened, state, played)
-        state = game.state = after(state, update)
-        game.path.append(step)
-        step = spec.route(state) if spec.route is not None else (spec.follows[0] if spec.follows else None)  # type: ignore[assignment]
-    return game
+    records: list[JSON] = []
+
+    def turn(state: GameState, request: TurnRequest) -> tuple[JSON, list[JSON]]:
+        prompt = _prompt(state, request, policy) if prompts else NO_PROMPT
+        finished, own = play_turn(state, request, answer, prompt, limits)
+        records.append(finished.pop("prompt_record"))
+        return finished, own
+
+    config = config_from_input(setup)
+    played = play(deal(config, game_id_for(setup, config)), turn)
+    return TableGame(played.state, played.path, records)

@@ -3,7 +3,7 @@ sweeps can show they take every one of them."""
 
 from __future__ import annotations
 
-from mafia.state import JSON
+from mafia.game.state import JSON
 
 RARE = (
     "tie_then_defense",

@@ -18,15 +18,14 @@ from pydantic import ValidationError
 
 from audit import audit
 from fakes import Ask, Recording, ScriptedModel
-from mafia.actions import ACTION_SCHEMAS, ActionKind
 from mafia.answers import (
-    AnswerKind,
-    TextLimits,
     clean_answer,
     constrained_schema,
     rejection_of,
 )
-from mafia.events import (
+from mafia.game.actions import ACTION_SCHEMAS, ActionKind, TextLimits
+from mafia.game.events import (
+    AnswerKind,
     Fallback,
     MafiaDiscussion,
     Speech,
@@ -36,9 +35,9 @@ from mafia.events import (
     parse_event,
     roles_from_log,
 )
+from mafia.game.rules import Role
 from mafia.graph import build_graph
 from mafia.nodes.player import CHOICE_FIELD, FALLBACK_TEXT, TEXT_FIELD, answer_schema
-from mafia.rules import Role
 from mafia.runner import RECURSION_LIMIT, run_game
 from mafia.runtime import GameContext
 from mafia.views import player_view

@@ -6,7 +6,6 @@ import pytest
 
 from arena_logs import attempt, record
 from logbuilder import DAY2_NOMINATIONS, LogBuilder, seven_day2_speeches, seven_to_day2
-from mafia.actions import ActionKind
 from mafia.arena.calls import (
     call_rows,
     calls,
@@ -21,7 +20,8 @@ from mafia.arena.outcomes import consensus, consensus_rates, revotes, win_rates
 from mafia.arena.reads import deduction, fact_presence, grounding_slips
 from mafia.arena.stats import quantile, spread, wilson
 from mafia.context import build_context
-from mafia.rules import SKIP
+from mafia.game.actions import ActionKind
+from mafia.game.rules import SKIP
 
 
 def test_wilson_intervals_and_quantiles_match_worked_values() -> None:

@@ -12,7 +12,7 @@ from mafia.context.beliefs import (
     squeezed,
 )
 from mafia.context.record import GameRecord
-from mafia.events import GameStarted, SuspicionNote, Thought
+from mafia.game.events import GameStarted, SuspicionNote, Thought
 
 LONG = "This note has far more than eight words in it, so a warm copy is cut short."
 

@@ -20,7 +20,6 @@ from openai.lib._parsing import type_to_response_format_param
 from openai.lib._pydantic import _ensure_strict_json_schema
 from pydantic import BaseModel, ConfigDict, Field
 
-from mafia.actions import ACTION_SCHEMAS, Answer, Suspicion
 from mafia.answers import constrained_schema
 from mafia.billing import (
     CACHE_MIN,
@@ -36,8 +35,9 @@ from mafia.billing import (
 )
 from mafia.context.summary import SummaryAnswer
 from mafia.context.tokens import encode_count
+from mafia.game.actions import ACTION_SCHEMAS, Answer, Suspicion
+from mafia.game.protocol import ACTIONS
 from mafia.prompts import anchors
-from mafia.protocol import ACTIONS
 from mafia.runner import run_game
 from peer_model import CHOICE_FIELDS, TEXT_ACTIONS, PeerModel
 
@@ -264,7 +264,7 @@ def test_a_house_game_starts_without_the_openai_client_or_the_ranking_library() 
     second at every start. A mapping schema still goes through langchain-openai's converter."""
     code = (
         "import sys; from mafia.runner import run_game; from mafia.billing import schema_text; "
-        "from mafia.actions import Answer; run_game({'seed': 1, 'players': 5}); "
+        "from mafia.game.actions import Answer; run_game({'seed': 1, 'players': 5}); "
         "print(*(m in sys.modules for m in ('langchain_openai', 'openai', 'bm25s', 'numpy'))); "
         "schema_text(Answer.model_json_schema()); print('langchain_openai' in sys.modules)"
     )

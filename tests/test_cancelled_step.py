@@ -5,17 +5,17 @@ loses none, and ends as an uninterrupted game does."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+import mafia.graph as graph_module
+from mafia.game.protocol import STEPS
+from mafia.game.state import GameState
 from mafia.graph import build_graph
-from mafia.protocol import STEPS
 from mafia.runtime import GameContext
-from mafia.state import GameState
 
 SETUP = {"setup": {"seed": 0, "players": 7}}
 CONTEXT = GameContext(model="house:2")
@@ -42,8 +42,10 @@ def _cancelling(route: Any, loop: asyncio.AbstractEventLoop, task: list[asyncio.
 async def _cancelled_then_resumed(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     loop = asyncio.get_running_loop()
     task: list[asyncio.Task[Any]] = []
-    spec = STEPS[STEP]
-    monkeypatch.setitem(STEPS, STEP, dataclasses.replace(spec, route=_cancelling(spec.route, loop, task)))
+    step_route = graph_module.route
+    routers = {name: step_route(name) for name in STEPS}
+    routers[STEP] = _cancelling(routers[STEP], loop, task)
+    monkeypatch.setattr(graph_module, "route", routers.__getitem__)
     game = build_graph().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "t"}}
 

@@ -14,13 +14,13 @@ import pytest
 
 from fakes import Ask, ScriptedModel
 from logbuilder import LogBuilder
-from mafia.actions import ActionKind
 from mafia.context import ContextPolicy, build_context
 from mafia.context.extraction import extract
-from mafia.events import DefenseSpeech, EventBase, Fallback, GameStarted, LastWords, Speech, parse_event
+from mafia.game.actions import ActionKind
+from mafia.game.events import DefenseSpeech, EventBase, Fallback, GameStarted, LastWords, Speech, parse_event
+from mafia.game.rules import SKIP, Role
 from mafia.models.house import HouseModel
 from mafia.prompts import anchors
-from mafia.rules import SKIP, Role
 from mafia.runner import run_game
 
 ROLES = ["Mafia", "Town", "Detective", "Doctor", "Town", "Mafia", "Town", "Town"]

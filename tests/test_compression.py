@@ -11,8 +11,8 @@ from logbuilder import LogBuilder, play_random, seven_day2_speeches, seven_to_da
 from mafia.context import TranscriptManager, compress_round
 from mafia.context.compression import ALL_SKIPPED, REST_SKIPPED
 from mafia.context.transcript_text import compressed_round
-from mafia.events import DayStarted, Elimination, VoteRound
-from mafia.rules import SKIP
+from mafia.game.events import DayStarted, Elimination, VoteRound
+from mafia.game.rules import SKIP
 from mafia.schemas import BallotLine, DayRoundTranscript, SpeechLine
 from mafia.views import player_view
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from mafia.rules import (
+from mafia.game.rules import (
     ConfigError,
     GameConfig,
     RoleCounts,

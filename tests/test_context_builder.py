@@ -17,15 +17,15 @@ from logbuilder import (
     seven_day2_speeches,
     seven_to_day2,
 )
-from mafia.actions import ActionKind
-from mafia.arena.facts import missing_facts
 from mafia.context import ContextPolicy, RenderedPrompt, build_context, build_memory
 from mafia.context.builder import SEPARATOR
+from mafia.context.facts import missing_facts
 from mafia.context.memory import memory_text
 from mafia.context.tokens import count_tokens, encode_count, safe_chunks
-from mafia.events import NightResolution
+from mafia.game.actions import ActionKind
+from mafia.game.events import NightResolution
+from mafia.game.rules import SKIP, Role
 from mafia.prompts import anchors
-from mafia.rules import SKIP, Role
 from mafia.views import player_view
 
 CASES = context_cases()

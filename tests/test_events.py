@@ -7,8 +7,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from mafia import events as ev
-from mafia.rules import Role
+from mafia.game import events as ev
+from mafia.game.rules import Role
 
 AWKWARD = 'line\nbreak "quotes" \\ tab\t é 🎲 \u2028 sep \u2029 para \x85 nel \x1c fs'
 

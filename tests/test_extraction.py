@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mafia.context.extraction import claimed_role, extract
-from mafia.rules import Role
+from mafia.game.rules import Role
 
 DATA = Path(__file__).parent / "data"
 LABELS = DATA / "extraction_labels.jsonl"

@@ -19,9 +19,9 @@ from fact_presence import Built, audit_prompts, capture_prompts, missing_facts
 from fakes import Ask, RandomLegalModel, ScriptedModel
 from mafia.context import ContextPolicy, build_context, clear_caches
 from mafia.context.policy import POLICIES, policy_by_name
+from mafia.game.rules import SKIP
 from mafia.models.house import HouseModel
 from mafia.prompts import anchors
-from mafia.rules import SKIP
 from mafia.runner import run_game
 
 SKIPPING = ("vote", "revote", "mafia_round1", "mafia_round2", "night_kill")

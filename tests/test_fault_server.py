@@ -21,8 +21,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from audit import audit
 from fault_server import ANSWER_FAULTS, FAULTS, PROVIDER_FAULTS, FaultServer
-from mafia.answers import AnswerKind, TextLimits, strings
-from mafia.events import (
+from mafia.answers import strings
+from mafia.game.actions import TextLimits
+from mafia.game.events import (
+    AnswerKind,
     DefenseSpeech,
     EventBase,
     Fallback,

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from logbuilder import build_case, context_cases
-from mafia.actions import ActionKind
 from mafia.context import RenderedPrompt, clear_caches
+from mafia.game.actions import ActionKind
+from mafia.game.rules import SKIP, Role
 from mafia.prompts import anchors
-from mafia.rules import SKIP, Role
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = context_cases()

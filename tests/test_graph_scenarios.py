@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fakes import Ask, ScriptedModel
-from mafia.events import (
+from mafia.game.events import (
     DayStarted,
     DefenseSpeech,
     Elimination,
@@ -24,8 +24,8 @@ from mafia.events import (
     VoteRound,
     parse_event,
 )
+from mafia.game.rules import GameConfig, Role, assign_roles
 from mafia.prompts import anchors
-from mafia.rules import GameConfig, Role, assign_roles
 from mafia.runner import run_game
 
 

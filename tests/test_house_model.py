@@ -18,22 +18,22 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field, ValidationError
 
 from logbuilder import LogBuilder
-from mafia import rules
-from mafia.actions import (
+from mafia.context.builder import build_context
+from mafia.game import rules
+from mafia.game.actions import (
     ACTION_SCHEMAS,
     ActionBase,
     ActionKind,
     Answer,
 )
-from mafia.context.builder import build_context
-from mafia.events import Fallback, GameOver, parse_event
+from mafia.game.events import Fallback, GameOver, parse_event
+from mafia.game.personas import PERSONAS
+from mafia.game.rules import SKIP, Role
 from mafia.models.house import HouseModel, prompt_text
 from mafia.models.house.night_tactics import reads_differ
 from mafia.models.house.prompt_reading import read_prompt
 from mafia.nodes.player import TEXT_FIELD
-from mafia.personas import PERSONAS
 from mafia.prompts import anchors as a
-from mafia.rules import SKIP, Role
 
 PLAYERS = [f"Player {k}" for k in range(1, 8)]
 CLAIM = "I am the Detective."

@@ -12,7 +12,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from mafia.actions import Answer
+from mafia.game.actions import Answer
 from mafia.graph import compile_graph
 from mafia.human import HUMAN, render_context
 from mafia.models.factory import resolve_model, structured

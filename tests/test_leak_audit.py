@@ -23,13 +23,13 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from fakes import read_ask, table_size
-from mafia.actions import Answer
 from mafia.context.builder import prompt_messages
-from mafia.events import parse_event, roles_from_log
+from mafia.game.actions import Answer
+from mafia.game.events import parse_event, roles_from_log
+from mafia.game.rules import Role
+from mafia.game.state import TurnRequest
 from mafia.models.house import HouseModel
-from mafia.rules import Role
 from mafia.runner import run_game
-from mafia.state import TurnRequest
 from table_driver import play_table
 
 CANARY = re.compile(r"CANARY\d{7}X")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import itertools
 
 from logbuilder import LogBuilder, seven_day2_speeches, seven_to_day2
-from mafia.actions import ActionKind
 from mafia.context import build_memory
 from mafia.context.memory import EMPTY, memory_text, strategy_summary
 from mafia.context.tokens import count_tokens
-from mafia.events import SuspicionNote, Thought
+from mafia.game.actions import ActionKind
+from mafia.game.events import SuspicionNote, Thought
+from mafia.game.rules import SKIP
 from mafia.prompts import anchors
-from mafia.rules import SKIP
 from mafia.schemas import PlayerMemory
 from mafia.views import player_view
 

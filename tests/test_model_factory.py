@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-from mafia.actions import ActionBase, Answer
+from mafia.game.actions import ActionBase, Answer
 from mafia.models import factory
 from mafia.models.house import HouseModel
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from mafia.actions import ACTION_SCHEMAS, ActionKind
+from mafia.game.actions import ACTION_SCHEMAS, ActionKind
 from mafia.models import factory
 from mafia.models.settings import LOCAL_API_KEY, ModelSettings
 from mafia.runner import run_game

@@ -7,11 +7,11 @@ from unittest import mock
 import pytest
 
 from logbuilder import context_cases
-from mafia.actions import ActionKind
 from mafia.context import build_context
 from mafia.context.policy import ContextPolicy
+from mafia.game.actions import ActionKind
+from mafia.game.rules import Role
 from mafia.prompts import templates
-from mafia.rules import Role
 
 
 def test_every_template_file_is_declared_and_every_declaration_has_a_file() -> None:

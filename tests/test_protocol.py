@@ -1,19 +1,27 @@
-"""The protocol table is what the game runs: every action has a row, every step's router returns
-exactly the steps its row names, the graph's edges are the table's, a misspelt step fails the type
-check, and no module imports a layer above its own."""
+"""The protocol table is what the game runs: every action has a row, every step's router passes
+exactly the steps its row names and fails on any other, the graph's edges are the table's, a
+misspelt step fails the type check, and no module imports a layer above its own."""
 
 from __future__ import annotations
 
-import ast
+import os
+import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import get_args, get_type_hints
+from typing import Any, get_args
+
+import pytest
 
 from edge_sweep import drawn_edges
-from mafia.actions import ActionKind
+from mafia.game.actions import ActionKind
+from mafia.game.protocol import ACTIONS, FIRST_STEP, STEPS, StepError, route
+from mafia.game.rules import ROLES, Role
+from mafia.game.state import StepName
 from mafia.graph import compile_graph
-from mafia.protocol import ACTIONS, FIRST_STEP, STEPS, StepName
+from mafia.models.house.decisions import HANDLERS, Knobs, UnhandledAction, decide
+from mafia.models.house.prompt_reading import PromptView
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "mafia"
@@ -29,14 +37,43 @@ def test_every_action_has_one_row_and_every_step_one_spec() -> None:
         assert not spec.claims or spec.text_field is not None, kind
 
 
-def test_each_router_returns_exactly_the_steps_its_row_names() -> None:
+def test_every_role_and_action_has_its_row_templates_and_house_tactic() -> None:
+    """A role's row names its side, its playbook (a template that exists) and its night action (an
+    action with a row); every action has its task template and the house model's tactic."""
+    assert set(ROLES) == set(Role)
+    for role, spec in ROLES.items():
+        assert (SRC / "prompts" / f"{spec.playbook(role)}.txt").exists(), role
+        assert spec.night_action is None or spec.night_action in ACTIONS, role
+        assert spec.side in ("mafia", "town"), role
+    assert set(HANDLERS) == set(ActionKind)
+    for kind, action in ACTIONS.items():
+        assert (SRC / "prompts" / f"{action.template}.txt").exists(), kind
+
+
+def test_the_house_model_refuses_an_action_it_has_no_tactic_for() -> None:
+    view = PromptView(me="Player 1", action="bodyguard_guard", living=["Player 1", "Player 2"])
+    with pytest.raises(UnhandledAction, match="no tactic for the action 'bodyguard_guard'"):
+        decide(view, frozenset(), random.Random(0), Knobs())
+
+
+def test_every_row_names_only_steps_of_the_table() -> None:
     for name, spec in STEPS.items():
-        if spec.route is None:
-            assert len(spec.follows) <= 1, name
-            continue
-        literal = get_args(get_type_hints(spec.route)["return"])
-        assert literal == spec.follows, name
         assert set(spec.follows) <= set(STEPS), name
+        assert len(set(spec.follows)) == len(spec.follows), name
+
+
+def test_a_router_fails_loudly_on_a_step_its_row_does_not_declare() -> None:
+    """Each router passes every follower its row declares and stops at any other step: nothing is
+    routed by default."""
+    for name, spec in STEPS.items():
+        router = route(name)
+        for step in get_args(StepName):
+            state: Any = {"step": step}
+            if step in spec.follows:
+                assert router(state) == step
+            else:
+                with pytest.raises(StepError, match=f"step {name!r} named {step!r} next"):
+                    router(state)
 
 
 def test_the_graph_draws_the_tables_edges_and_no_other() -> None:
@@ -58,12 +95,11 @@ def test_a_step_asks_or_runs_and_applies_what_it_asks() -> None:
 # ---- a misspelt step fails the type check ---------------------------------------------------
 
 _GOOD_ROUTER = """
-from mafia.protocol import AfterRound1
-from mafia.state import GameState
+from mafia.game.state import GameUpdate
 
 
-def route(state: GameState) -> AfterRound1:
-    return "mafia_round2" if state["queue"] else "night_resolution"
+def record(queue: list[str]) -> GameUpdate:
+    return {"step": "mafia_round2" if queue else "night_resolution"}
 """
 
 
@@ -80,7 +116,7 @@ def _mypy(files: list[Path]) -> str:
 def test_a_misspelt_step_fails_mypy(tmp_path: Path) -> None:
     """The rules that name the step after Round 1 and a router, each copied as is (clean) and with
     one step misspelt."""
-    rules = (SRC / "rules.py").read_text()
+    rules = (SRC / "game" / "rules.py").read_text()
     assert rules.count('KillProgress("mafia_round2")') == 1
     files = {
         "rules_clean.py": rules,
@@ -100,66 +136,38 @@ def test_a_misspelt_step_fails_mypy(tmp_path: Path) -> None:
 # ---- layers ---------------------------------------------------------------------------------
 
 
-def _imports(path: Path) -> set[str]:
-    """The modules a source file imports (absolute imports, as the project writes them)."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-        elif isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-    return found
-
-
-def _module(path: Path) -> str:
-    return ".".join(path.relative_to(SRC.parent).with_suffix("").parts).removesuffix(".__init__")
-
-
-MODULES = {_module(p): _imports(p) for p in SRC.rglob("*.py")}
-CLI = ("typer", "mafia.cli", "mafia.cli_frame", "mafia.checks")
-
-
-def _violations(importer_prefix: str, forbidden: tuple[str, ...]) -> list[str]:
-    return sorted(
-        f"{module} imports {name}"
-        for module, names in MODULES.items()
-        if module.startswith(importer_prefix)
-        for name in names
-        if name.startswith(forbidden)
+def _lint_imports(src: Path) -> subprocess.CompletedProcess[str]:
+    """import-linter's contracts (pyproject.toml) checked on the package under ``src``."""
+    return subprocess.run(
+        [
+            str(Path(sys.executable).parent / "lint-imports"),
+            "--no-cache",
+            "--config",
+            str(ROOT / "pyproject.toml"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(src)},
     )
 
 
-def test_no_module_imports_a_layer_above_its_own() -> None:
-    assert _violations("mafia.nodes", CLI) == []
-    assert _violations("mafia.graph", CLI) == []
-    assert (
-        _violations(
-            "mafia.protocol",
-            (*CLI, "mafia.nodes.player", "mafia.nodes.turns", "mafia.nodes.setup", "langgraph"),
-        )
-        == []
-    )
-    assert _violations("mafia.game_settings", (*CLI, "mafia.nodes", "langgraph")) == []
-    assert _violations("mafia.tracing", ("mafia.nodes", *CLI)) == []
-    assert _violations("mafia.arena", ("mafia.nodes",)) == []
-    assert (
-        _violations("mafia.context", ("mafia.nodes.player", "mafia.nodes.turns", "mafia.graph", *CLI)) == []
-    )
-    importers = {m for m, names in MODULES.items() if "mafia.cli_frame" in names}
-    assert importers <= {"mafia.cli", "mafia.arena.cli"}
-
-
-def test_the_layer_check_catches_a_planted_import() -> None:
-    MODULES["mafia.nodes.planted"] = {"mafia.cli_frame"}
-    try:
-        assert _violations("mafia.nodes", CLI) == ["mafia.nodes.planted imports mafia.cli_frame"]
-    finally:
-        del MODULES["mafia.nodes.planted"]
+def test_the_layers_contract_fails_on_an_upward_import(tmp_path: Path) -> None:
+    """The package as it is keeps the contracts; with one module of the game importing the player
+    subgraph, the layers contract breaks and names the import."""
+    shutil.copytree(SRC, tmp_path / "mafia", ignore=shutil.ignore_patterns("__pycache__"))
+    kept = _lint_imports(tmp_path)
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    rules = tmp_path / "mafia" / "game" / "rules.py"
+    rules.write_text(rules.read_text() + "\nimport mafia.nodes.player  # planted\n")
+    broken = _lint_imports(tmp_path)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "mafia.game.rules -> mafia.nodes.player" in broken.stdout, broken.stdout
 
 
 def test_the_graph_and_runner_load_without_the_command_line() -> None:
     code = (
-        "import sys, mafia.runner, mafia.tracing, mafia.protocol; "
+        "import sys, mafia.runner, mafia.tracing, mafia.game.protocol; "
         "print(sorted(m for m in ('typer', 'mafia.cli_frame', 'mafia.checks') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

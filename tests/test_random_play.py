@@ -14,8 +14,8 @@ import itertools
 import pytest
 
 from audit import audit
-from mafia.events import GameOver, parse_event
-from mafia.protocol import STEPS
+from mafia.game.events import GameOver, parse_event
+from mafia.game.protocol import STEPS
 from table_driver import sweep_setup
 from table_paths import RARE, rare_paths
 from test_table_driver import graph_game, table_game

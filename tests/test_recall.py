@@ -19,13 +19,13 @@ from mafia.context.memory import ARCHIVED_NOTE
 from mafia.context.policy import policy_by_name
 from mafia.context.recall import MAX_RECALLS, REFUSED, documents, search
 from mafia.context.record import read_view
-from mafia.events import DayStarted, EventBase, RoleAssigned, parse_event
+from mafia.game.events import DayStarted, EventBase, RoleAssigned, parse_event
+from mafia.game.rules import SKIP, Role
 from mafia.models.house import HouseModel
 from mafia.models.house.recalling import OLD_FACTS_GONE
 from mafia.models.settings import ModelSettings
 from mafia.nodes.player import PLAYER_GRAPH
 from mafia.replay.prompts import turn_calls
-from mafia.rules import SKIP, Role
 from mafia.runner import run_game
 from mafia.views import player_view
 from openai_server import openai_server

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from fakes import Ask, Recording
 from logbuilder import seven_to_day2
 from mafia.cli import app
-from mafia.events import (
+from mafia.game.events import (
     DefenseSpeech,
     EventBase,
     LastWords,
@@ -28,10 +28,10 @@ from mafia.events import (
     from_jsonl,
     to_jsonl,
 )
+from mafia.game.rules import Role
 from mafia.models.house import HouseModel
 from mafia.replay.prompts import seat_calls
 from mafia.replay.run_folder import load_run
-from mafia.rules import Role
 from mafia.runner import run_game
 from mafia.views import player_view, public_view
 

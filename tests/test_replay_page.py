@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from cdp import Browser, find_chromium
 from mafia.cli import app
-from mafia.events import GameOver, Speech, VoteRound, from_jsonl
+from mafia.game.events import GameOver, Speech, VoteRound, from_jsonl
 from mafia.models.house import HouseModel
 from mafia.runner import run_game
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from mafia.rules import (
+from mafia.game.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     SKIP,
@@ -324,14 +324,16 @@ def test_resolve_round2(choices: dict[str, str], seat_order: list[str], expected
         pytest.param(
             {"P2": "A", "P5": "A"},
             [],
-            KillProgress("resolve", KillDecision("A", "round1"), {"P2": "A", "P5": "A"}),
+            KillProgress("night_resolution", KillDecision("A", "round1"), {"P2": "A", "P5": "A"}),
             id="k2-agreed",
         ),
         pytest.param({"P2": "A", "P5": "B"}, [], KillProgress("mafia_round2"), id="k2-split-to-round2"),
         pytest.param(
             {"P2": SKIP, "P5": "B", "P7": SKIP},
             [],
-            KillProgress("resolve", KillDecision(SKIP, "round1"), {"P2": SKIP, "P5": "B", "P7": SKIP}),
+            KillProgress(
+                "night_resolution", KillDecision(SKIP, "round1"), {"P2": SKIP, "P5": "B", "P7": SKIP}
+            ),
             id="k3-skip-agreed",
         ),
         pytest.param(
@@ -346,11 +348,15 @@ def test_after_round1(proposals: dict[str, str], waiting: list[str], expected: K
 def test_after_round2_and_a_lone_kill_resolve_the_night() -> None:
     split = {"P6": "A", "P2": "B"}
     assert after_round2(split, ["P2", "P6"]) == KillProgress(
-        "resolve", KillDecision("B", "lowest_seat"), split
+        "night_resolution", KillDecision("B", "lowest_seat"), split
     )
     agreed = {"P6": "A", "P2": "A"}
-    assert after_round2(agreed, ["P2", "P6"]) == KillProgress("resolve", KillDecision("A", "round2"), agreed)
-    assert lone_kill("P4", SKIP) == KillProgress("resolve", KillDecision(SKIP, "direct"), {"P4": SKIP})
+    assert after_round2(agreed, ["P2", "P6"]) == KillProgress(
+        "night_resolution", KillDecision("A", "round2"), agreed
+    )
+    assert lone_kill("P4", SKIP) == KillProgress(
+        "night_resolution", KillDecision(SKIP, "direct"), {"P4": SKIP}
+    )
 
 
 # ---- night, win, order ---------------------------------------------------------------------

@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mafia.rules import (
+from mafia.game.rules import (
     SKIP,
     agreed_target,
     consensus_threshold,

@@ -14,7 +14,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from audit import audit
 from fakes import Ask, ScriptedModel
-from mafia.events import Fallback, parse_event
+from mafia.game.events import Fallback, parse_event
 from mafia.graph import build_graph
 from mafia.models.house import HouseModel
 from mafia.runner import (

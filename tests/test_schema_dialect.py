@@ -18,9 +18,8 @@ import pytest
 from pydantic import ValidationError
 
 from fault_server import FaultServer
-from mafia.actions import Answer
-from mafia.answers import TextLimits
 from mafia.billing import response_format
+from mafia.game.actions import Answer, TextLimits
 from mafia.game_file import GameFileError, parse_game_file
 from mafia.models.settings import ModelSettings, first_error
 from mafia.prompts.anchors import LIVING_LINE, TARGETS_LINE, TASK_LINE

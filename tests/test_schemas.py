@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from mafia import schemas
-from mafia.actions import ACTION_SCHEMAS, ActionBase, ActionKind
+from mafia.game.actions import ACTION_SCHEMAS, ActionBase, ActionKind
 
 SGR_FIELDS = [
     "observations",
@@ -128,7 +128,7 @@ def test_context_shapes_have_no_dict_fields(cls: type[BaseModel]) -> None:
 
 
 def test_player_response_keeps_the_action_fields() -> None:
-    from mafia.actions import ActionKind, Answer
+    from mafia.game.actions import ActionKind, Answer
     from mafia.schemas import PlayerMemory, PlayerResponse
 
     vote = Answer(

@@ -1,6 +1,6 @@
 """Smoke test: a default game can be dealt."""
 
-from mafia.rules import GameConfig, Role, assign_roles
+from mafia.game.rules import GameConfig, Role, assign_roles
 
 
 def test_default_deal() -> None:

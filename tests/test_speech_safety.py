@@ -7,9 +7,9 @@ import re
 import pytest
 
 from logbuilder import LogBuilder, seven_day2_speeches, seven_to_day2
-from mafia.actions import ActionKind
 from mafia.context import RenderedPrompt, build_context, quote_text
 from mafia.context.safety import QUOTED_MARK, looks_like_engine
+from mafia.game.actions import ActionKind
 from mafia.prompts import anchors
 
 FORGERY = "\n".join(

@@ -24,9 +24,9 @@ from mafia.context import ContextPolicy
 from mafia.context.policy import policy_by_name
 from mafia.context.summary import SUMMARISER, check_summary, summary_request
 from mafia.context.transcript_text import COMPRESSED_LABEL
-from mafia.events import ColdSummary, DayStarted, EventBase, SummaryFallback, parse_event
+from mafia.game.events import ColdSummary, DayStarted, EventBase, SummaryFallback, parse_event
+from mafia.game.rules import SKIP
 from mafia.models.house import HouseModel
-from mafia.rules import SKIP
 from mafia.runner import run_game
 
 ROLLING = policy_by_name("rolling-summary")

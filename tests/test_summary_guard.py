@@ -17,7 +17,7 @@ from fact_presence import audit_prompts, capture_prompts
 from mafia.context.policy import policy_by_name
 from mafia.context.summary import check_summary
 from mafia.context.transcript_text import STORY, SUMMARY_NOTE, summary_label, summary_lines
-from mafia.events import ColdSummary, EventBase, GameStarted, SummaryFallback, parse_event
+from mafia.game.events import ColdSummary, EventBase, GameStarted, SummaryFallback, parse_event
 from mafia.models.house import HouseModel
 from mafia.runner import run_game
 

@@ -11,12 +11,12 @@ import pytest
 
 from audit import audit
 from fakes import Ask, ScriptedModel
-from mafia.events import GameOver, parse_event
+from mafia.game.events import GameOver, parse_event
+from mafia.game.protocol import FIRST_STEP, STEPS
+from mafia.game.state import JSON
 from mafia.graph import compile_graph
-from mafia.protocol import FIRST_STEP, STEPS
 from mafia.runner import RECURSION_LIMIT
 from mafia.runtime import GameContext
-from mafia.state import JSON
 from table_driver import Picker, TableGame, play_table, random_answer, sweep_setup
 from table_paths import RARE, rare_paths
 

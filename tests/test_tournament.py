@@ -18,9 +18,9 @@ from mafia.arena import run_arena
 from mafia.arena.spec import ArenaError, Contestant, label_for
 from mafia.cli import app
 from mafia.context.policy import policy_by_name
+from mafia.game.rules import Role, Seat
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.house import HouseModel
-from mafia.rules import Role, Seat
 from mafia.tournament import run_tournament
 from mafia.tournament.ratings import rate_tables
 from mafia.tournament.results import TableResult
@@ -70,8 +70,8 @@ def test_every_model_plays_every_role_equally_often_over_24_games(
 
 
 def spec_deal(spec: TournamentSpec, seed: int) -> tuple[Seat, ...]:
+    from mafia.game.rules import assign_roles
     from mafia.nodes.setup import config_from_input
-    from mafia.rules import assign_roles
 
     return assign_roles(config_from_input(spec.setup(seed)))
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from langsmith_endpoint import LangSmithEndpoint, langsmith_endpoint
-from mafia.state import TurnRequest
+from mafia.game.state import TurnRequest
 from mafia.tracing import traced_inputs, turn_name
 
 API_KEY = "lsv2_pt_0123456789abcdef-test-only"

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mafia import events as ev
-from mafia.rules import Role
+from mafia.game import events as ev
+from mafia.game.rules import Role
 from mafia.views import player_view
 
 # ---- an independent statement of who may see what ------------------------------------------

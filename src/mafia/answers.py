@@ -17,24 +17,13 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
-from enum import StrEnum
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 
-
-class AnswerKind(StrEnum):
-    """Why an answer was rejected (logged on every rejected attempt and on the fallback)."""
-
-    INVALID_JSON = "invalid_json"  # not parseable as JSON (or no structured output at all)
-    SCHEMA = "schema"  # JSON that does not match the answer schema
-    ILLEGAL_CHOICE = "illegal_choice"  # a choice that is not among the valid options
-    REFUSAL = "refusal"  # the model declined to answer
-    LENGTH = "length"  # the output hit the token limit before the answer was complete
-    CONTENT_FILTER = "content_filter"  # the provider's content filter stopped the output
-    EMPTY_TEXT = "empty_text"  # a speech, message or plan that says nothing
-    INVALID_TEXT = "invalid_text"  # lone surrogates or control characters in a text
+from mafia.game.actions import TextLimits
+from mafia.game.events import AnswerKind
 
 
 @dataclass(frozen=True)
@@ -207,28 +196,6 @@ def empty_text(answer: Mapping[str, Any], text_field: str | None) -> Rejection |
     if isinstance(text, str) and clean_text(text).strip():
         return None
     return Rejection(AnswerKind.EMPTY_TEXT, f"{text_field} is empty.")
-
-
-@dataclass(frozen=True, kw_only=True)
-class TextLimits:
-    """The longest text, in characters, kept of each model-written field; longer text is cut."""
-
-    speech: int = 1200
-    """A day speech, a defense or last words."""
-    message: int = 600
-    """A Mafia member's Round 1 message to partners."""
-    plan: int = 800
-    """A Mafia member's night-zero plan for partners."""
-    private: int = 1500
-    """Each private reasoning field (observations, strategy, reasoning), shown back in memory."""
-    note: int = 300
-    """Each suspicion reasoning, relationship note and pattern note."""
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 20:
-                raise ValueError(f"text_limits.{f.name} must be an integer of 20 or more, got {value!r}")
 
 
 PRIVATE_FIELDS = ("observations", "strategy", "reasoning")

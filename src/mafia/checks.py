@@ -15,8 +15,8 @@ from typing import Annotated
 import typer
 
 from mafia.context.policy import POLICIES, ContextPolicy
+from mafia.game.rules import ROLE_FIELDS
 from mafia.game_settings import SettingError
-from mafia.rules import ROLE_FIELDS
 from mafia.run_input import SUMMARISER_FORMS, summariser_from_input
 
 CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})

@@ -38,9 +38,9 @@ from mafia.checks import (
 from mafia.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.cost import cost_line, run_cost
+from mafia.game.rules import ConfigError
 from mafia.game_settings import SettingError, check_seats, config_from_input
 from mafia.replay.command import replay
-from mafia.rules import ConfigError
 from mafia.run_input import policy_from_input
 from mafia.stdout import OutputLost, terminal
 from mafia.tournament.cli import tournament_app

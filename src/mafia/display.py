@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
 
-from mafia import events as ev
+from mafia.game import events as ev
 
 OUTCOME_TEXT = {
     "no_elimination": "No elimination.",

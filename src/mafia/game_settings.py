@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mafia.rules import (
+from mafia.game.rules import (
     DEFAULT_ROUND_CAP,
     ConfigError,
     GameConfig,

@@ -1,5 +1,5 @@
-"""The game graph, built from the protocol table (mafia.protocol): one node per step and one router
-per step, whose destinations are the router's ``Literal`` return.
+"""The game graph, built from the protocol table (mafia.game.protocol): one node per step and one
+router per step (``route``), whose destinations are the followers the step's row declares.
 
 ``build_graph()`` returns the uncompiled builder (tests compile it with their own checkpointer);
 ``graph`` is the compiled export, without a checkpointer, that ``langgraph dev`` loads.
@@ -7,46 +7,40 @@ per step, whose destinations are the router's ``Literal`` return.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
 
 from langchain_core.runnables import Runnable, RunnableConfig
+from langgraph.channels.delta import DeltaChannel
 from langgraph.graph import END, START, StateGraph
 
+from mafia.game.protocol import FIRST_STEP, STEPS, route
+from mafia.game.state import JSON, GameState, GameUpdate, InputState, OutputState, StepName
 from mafia.nodes.setup import setup
+from mafia.nodes.summary import summary
 from mafia.nodes.turns import turn_node
-from mafia.protocol import (
-    FIRST_STEP,
-    STEPS,
-    StepName,
-    route_check_win,
-    route_day_start,
-    route_defense,
-    route_night,
-    route_night_zero,
-    route_revote,
-    route_round1,
-    route_speeches,
-    route_vote,
-)
 from mafia.runtime import GameContext
-from mafia.state import GameState, GameUpdate, InputState, OutputState
 
-__all__ = [
-    "NODES",
-    "build_graph",
-    "compile_graph",
-    "graph",
-    "route_check_win",
-    "route_day_start",
-    "route_defense",
-    "route_night",
-    "route_night_zero",
-    "route_revote",
-    "route_round1",
-    "route_speeches",
-    "route_vote",
-]
+__all__ = ["NODES", "build_graph", "compile_graph", "graph"]
+
+
+def append_events(log: list[JSON], batches: Sequence[list[JSON]]) -> list[JSON]:
+    """Fold batches of new entries onto an append-only log (batching-invariant, as DeltaChannel
+    requires): the event log and the prompt records."""
+    return [*log, *(event for batch in batches for event in batch)]
+
+
+class GraphState(GameState, total=False):
+    """The game state as the graph stores it: the two append-only fields are delta channels, so a
+    checkpoint stores only each step's new events and prompt records."""
+
+    events: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
+    prompts: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
+
+
+OWN_NODES: dict[StepName, Callable[..., GameUpdate]] = {"setup": setup, "summary": summary}
+"""The steps whose node does more than the table's pure function: setup checks the run's models and
+context, and the summary's step asks the summariser when a summary is due."""
 
 
 def _node(name: StepName) -> Callable[..., GameUpdate]:
@@ -54,8 +48,8 @@ def _node(name: StepName) -> Callable[..., GameUpdate]:
     or a turn node that runs the player subgraph (build_context -> decide -> commit) for the
     players its step asks."""
     spec = STEPS[name]
-    if name == FIRST_STEP:
-        return setup
+    if name in OWN_NODES:
+        return OWN_NODES[name]
     return spec.run if spec.run is not None else turn_node(name, spec)
 
 
@@ -81,21 +75,21 @@ class InlineRouter(Runnable[GameState, str]):
         return self.route(input)
 
 
-def build_graph() -> StateGraph[GameState, GameContext, InputState, OutputState]:
+def build_graph() -> StateGraph[GraphState, GameContext, InputState, OutputState]:
     """The game's graph builder, uncompiled: compile it with the checkpointer you want. Every
-    conditional edge lists exactly the destinations its router can return (its ``Literal``), so
+    conditional edge lists exactly the followers its row declares and its router checks, so
     the drawing holds only edges a game can take."""
     builder = StateGraph(
-        GameState, context_schema=GameContext, input_schema=InputState, output_schema=OutputState
+        GraphState, context_schema=GameContext, input_schema=InputState, output_schema=OutputState
     )
     for name, node in NODES.items():
         builder.add_node(name, node)
     builder.add_edge(START, FIRST_STEP)
     for name, spec in STEPS.items():
-        if spec.route is not None:
-            builder.add_conditional_edges(name, InlineRouter(spec.route), list(spec.follows))
+        if spec.follows:
+            builder.add_conditional_edges(name, InlineRouter(route(name)), list(spec.follows))
         else:
-            builder.add_edge(name, spec.follows[0] if spec.follows else END)
+            builder.add_edge(name, END)
     return builder
 
 

@@ -21,12 +21,15 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from mafia.actions import Answer, empty_answer
-from mafia.answers import AnswerKind, Rejection, normalize_choice, rejection_of
+from mafia.answers import Rejection, normalize_choice, rejection_of
+from mafia.context.memory import NIGHT_ACTIONS
+from mafia.game.actions import Answer, empty_answer
+from mafia.game.events import AnswerKind
+from mafia.game.rules import CLAIMABLE
+from mafia.game.state import JSON
 from mafia.models.settings import ModelSettings
 from mafia.prompts.anchors import SECTION_HEADER
-from mafia.rules import Role
-from mafia.state import JSON, PlayerTurnState
+from mafia.turn_state import PlayerTurnState
 
 # The key under which a paused stream reports its interrupts (LangGraph documents it; the constant
 # itself is private).
@@ -45,10 +48,9 @@ TEXT_NAMES = {
     "night_zero": "plan for the Mafia",
     "mafia_round1": "message to your partners",
 }
-NIGHT_ACTIONS = {"night_zero", "mafia_round1", "mafia_round2", "night_kill", "protect", "investigate"}
 # A person's attempt is recorded as a model call is, with nothing billed (and no cache prefixes).
 NO_TOKENS = {"prompt_tokens": 0, "schema_tokens": 0, "output_tokens": 0}
-CLAIM_ROLES = [role.value for role in (Role.DETECTIVE, Role.DOCTOR, Role.TOWN, Role.MAFIA)]
+CLAIM_ROLES = [role.value for role in CLAIMABLE]
 ANSWER_HELP = (
     'Resume with an object of the fields asked for: "text", "choice" (an option\'s name or its number '
     'in "options"), "claim" (a role or null); any reasoning field of the model\'s answer may be added. '

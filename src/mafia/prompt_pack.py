@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mafia.game.state import JSON
 from mafia.prefix_cache import PrefixCache
-from mafia.state import JSON
 
 TEXTS = ("system", "user")
 

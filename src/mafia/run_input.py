@@ -10,7 +10,7 @@ from dataclasses import MISSING, Field, fields
 from typing import Any, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
 from mafia.context.policy import POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
-from mafia.rules import ConfigError
+from mafia.game.rules import ConfigError
 
 T = TypeVar("T")
 

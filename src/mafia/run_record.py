@@ -17,9 +17,9 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from mafia.answers import TextLimits
 from mafia.context.policy import ContextPolicy
-from mafia.events import RunChanged, dump_event
+from mafia.game.actions import TextLimits
+from mafia.game.events import RunChanged, dump_event
 from mafia.human import HUMAN, is_human
 from mafia.models.factory import parse_house_seed, settings_for
 from mafia.models.settings import ModelSettings

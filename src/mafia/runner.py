@@ -25,7 +25,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from mafia.billing import GameCache
 from mafia.checkpoint_serde import CompressedSerializer
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
-from mafia.events import EventBase, parse_event
+from mafia.game.events import EventBase, parse_event
+from mafia.game.state import JSON, InputState, SetupInput
 from mafia.game_settings import config_from_input, game_id_for
 from mafia.graph import build_graph
 from mafia.human import Respond, has_people, stream_answering
@@ -33,7 +34,6 @@ from mafia.nodes.common import forget_game
 from mafia.prompt_pack import unpack_all
 from mafia.run_record import context_from_record, describe_context, policy_from_record, run_of
 from mafia.runtime import GameContext, ModelLike
-from mafia.state import JSON, InputState, SetupInput
 from mafia.tracing import traced_game
 
 RECURSION_LIMIT = 20_000

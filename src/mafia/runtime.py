@@ -15,8 +15,8 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 from pydantic import ValidationError, WithJsonSchema
 
-from mafia.answers import TextLimits
 from mafia.context.policy import ContextPolicy
+from mafia.game.actions import TextLimits
 from mafia.models.settings import ModelSettings, first_error
 from mafia.run_input import from_mapping, init_fields, policy_from_input
 

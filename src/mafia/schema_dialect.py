@@ -26,9 +26,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, create_model
 
-from mafia.actions import ActionBase, Answer, Suspicion
-from mafia.answers import TextLimits
-from mafia.rules import MAX_PLAYERS, NAME_MAX, Role
+from mafia.game.actions import ActionBase, Answer, Suspicion, TextLimits
+from mafia.game.rules import CLAIMABLE, MAX_PLAYERS, NAME_MAX
 
 Dialect = Literal["grammar", "stable"]
 DIALECTS: tuple[Dialect, ...] = ("grammar", "stable")
@@ -216,7 +215,7 @@ def worst_shape(players: int = MAX_PLAYERS, name_length: int = NAME_MAX) -> Answ
 
 # ---- the schema ----------------------------------------------------------------------------
 
-_CLAIMS = tuple(role.value for role in (Role.DETECTIVE, Role.DOCTOR, Role.TOWN, Role.MAFIA))
+_CLAIMS = tuple(role.value for role in CLAIMABLE)
 
 _made: OrderedDict[tuple[Any, ...], type[ActionBase]] = OrderedDict()
 SCHEMA_CACHE_SIZE = 512

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
-from mafia.actions import ActionBase, ActionKind, Suspicion
+from mafia.game.actions import ActionBase, ActionKind, Suspicion
 
 
 class _Shape(BaseModel):

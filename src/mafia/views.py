@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from mafia.events import EventBase, GameStarted, entitled, roles_from_log
+from mafia.game.events import EventBase, GameStarted, entitled, roles_from_log
+from mafia.game.rules import Role
 from mafia.prefix_cache import PrefixCache
-from mafia.rules import Role
 
 
 def redact(event: EventBase, viewer: str, roles: Mapping[str, Role]) -> EventBase | None:

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mafia.call_kinds import kinds_of
+from mafia.game.rules import ROLES
 
 JSON = dict[str, Any]
 TOKEN_FIELDS = ("prompt_tokens", "schema_tokens", "output_tokens", "billed_tokens")
@@ -19,7 +20,11 @@ TOKEN_FIELDS = ("prompt_tokens", "schema_tokens", "output_tokens", "billed_token
 # Round 2, and at nightfall the first Mafia's turn (Round 1 or a lone Mafia's kill) beside the
 # Doctor and the Detective. Every other turn is a step of its own.
 TOGETHER = {"vote": "vote", "revote": "revote", "mafia_round2": "mafia_round2"}
-NIGHTFALL = {"mafia_round1": "mafia", "night_kill": "mafia", "protect": "doctor", "investigate": "detective"}
+NIGHTFALL = {
+    "mafia_round1": "mafia",
+    "night_kill": "mafia",
+    **{spec.night_action.value: role.value.lower() for role, spec in ROLES.items() if spec.night_action},
+}
 
 
 def calls(prompts: Iterable[JSON]) -> int:

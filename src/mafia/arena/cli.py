@@ -27,7 +27,7 @@ from mafia.game_settings import SettingError
 # The arena's engine loads when an arena runs, not for `mafia arena --help`.
 if TYPE_CHECKING:
     from mafia.arena.spec import Contestant
-    from mafia.state import JSON
+    from mafia.game.state import JSON
 
 # The options an arena and a tournament share, declared once.
 ConcurrencyOption = Annotated[int, typer.Option(help="Games played at once.")]

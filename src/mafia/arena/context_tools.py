@@ -10,7 +10,7 @@ from typing import Any
 from mafia.context.policy import POLICIES
 from mafia.context.recall import RECALL_KIND
 from mafia.context.summary import SUMMARY_ACTION
-from mafia.events import ColdSummary, EventBase, SummaryFallback
+from mafia.game.events import ColdSummary, EventBase, SummaryFallback
 
 JSON = dict[str, Any]
 

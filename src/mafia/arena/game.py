@@ -14,9 +14,9 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from mafia.arena.spec import RESULT_FILE, ArenaSpec, GameSlot, write_json
-from mafia.events import EventBase
+from mafia.game.events import EventBase
+from mafia.game.state import JSON
 from mafia.runner import LOCK_FILE, RUN_FILE, is_saved, resume_game, run_game
-from mafia.state import JSON
 
 LOGS = ("events.jsonl", "prompts.jsonl")
 

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mafia.arena.stats import rate, wilson
-from mafia.events import EventBase, GameOver, MafiaVote, VoteRound
-from mafia.rules import SKIP
+from mafia.game.events import EventBase, GameOver, MafiaVote, VoteRound
+from mafia.game.rules import SKIP
 
 JSON = dict[str, Any]
 SIDES = ("town", "mafia", "draw")

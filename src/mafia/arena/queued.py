@@ -28,7 +28,7 @@ from mafia.arena.spec import (
 )
 from mafia.arena.summary import basic_summary
 from mafia.runner import RunLog
-from mafia.state import JSON
+from mafia.game.state import JSON
 
 QUEUE_FILE = "queued.json"
 ACTIVE = ("pending", "running")

@@ -9,13 +9,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from mafia.actions import ActionKind
-from mafia.arena.facts import prompt_facts
 from mafia.arena.turns import dead, player_turns, seats, turn_starts
+from mafia.context.facts import prompt_facts
 from mafia.context.recall import RECALL_KIND
-from mafia.events import EventBase, Thought, VoteRound, roles_from_log
-from mafia.protocol import ACTIONS
-from mafia.rules import SKIP, Role
+from mafia.game.actions import ActionKind
+from mafia.game.events import EventBase, Thought, VoteRound, roles_from_log
+from mafia.game.protocol import ACTIONS
+from mafia.game.rules import SKIP, Role
 
 JSON = dict[str, Any]
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from mafia.context.policy import ContextPolicy
+from mafia.game.state import JSON
 from mafia.models.settings import ModelSettings
 from mafia.runtime import ModelLike
-from mafia.state import JSON
 
 ARENA_FILE = "arena.json"
 SUMMARY_FILE = "summary.json"

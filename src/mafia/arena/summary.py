@@ -11,7 +11,7 @@ from typing import Any
 
 from mafia.arena.outcomes import SIDES
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE
-from mafia.state import JSON
+from mafia.game.state import JSON
 
 
 def read_results(arena_dir: Path) -> tuple[JSON, list[JSON]]:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mafia.context.summary import SUMMARY_ACTION
-from mafia.events import Elimination, EventBase, GameStarted, NightResolution, PlayerNote
+from mafia.game.events import Elimination, EventBase, GameStarted, NightResolution, PlayerNote
 
 JSON = dict[str, Any]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mafia.actions import Suspicion
 from mafia.context.record import GameRecord
 from mafia.context.safety import quote_text
+from mafia.game.actions import Suspicion
 from mafia.schemas import MemoryBeliefs
 
 HOT_TURNS = 2

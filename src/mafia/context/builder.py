@@ -18,7 +18,6 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from mafia.actions import ActionKind
 from mafia.context import extraction, safety, sections, tokens, transcript
 from mafia.context import memory as memory_cache
 from mafia.context.beliefs import BUDGET_STEPS, squeezed
@@ -31,8 +30,9 @@ from mafia.context.situation import Situation
 from mafia.context.tasks import repeats_history, task
 from mafia.context.transcript import RoundEntry, TranscriptManager
 from mafia.context.transcript_text import transcript_body
-from mafia.events import EventBase
-from mafia.rules import Role
+from mafia.game.actions import ActionKind
+from mafia.game.events import EventBase
+from mafia.game.rules import Role
 from mafia.schemas import PlayerMemory
 from mafia.views import player_view
 

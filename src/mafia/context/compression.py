@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mafia.context.extraction import extract
+from mafia.game.rules import SKIP
 from mafia.prompts import anchors
-from mafia.rules import SKIP
 from mafia.schemas import (
     BallotLine,
     CompressedRoundSummary,

@@ -18,14 +18,14 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from mafia.actions import ActionKind, Suspicion
 from mafia.context.beliefs import pruned_beliefs
 from mafia.context.policy import RECENT_REASONINGS, SUMMARY_PLANS
 from mafia.context.record import GameRecord, read_view
 from mafia.context.safety import quote_text
-from mafia.events import EventBase, Thought
+from mafia.game.actions import ActionKind, Suspicion
+from mafia.game.events import EventBase, Thought
+from mafia.game.rules import ROLES, SKIP, Role
 from mafia.prompts import anchors
-from mafia.rules import SKIP, Role
 from mafia.schemas import (
     InvestigationRecord,
     KillRecord,
@@ -49,10 +49,10 @@ NIGHT_ACTIONS = frozenset(
         ActionKind.MAFIA_ROUND1,
         ActionKind.MAFIA_ROUND2,
         ActionKind.NIGHT_KILL,
-        ActionKind.PROTECT,
-        ActionKind.INVESTIGATE,
+        *(spec.night_action for spec in ROLES.values() if spec.night_action is not None),
     }
 )
+"""The actions taken at night: the Mafia's, and each role's own (``ROLES``)."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 

@@ -26,7 +26,7 @@ from mafia.context.record import GameRecord
 from mafia.context.safety import quote_text
 from mafia.context.semantic import SEMANTIC
 from mafia.context.transcript import vote_outcome
-from mafia.rules import Role
+from mafia.game.rules import Role
 
 MAX_RECALLS = 2
 """Searches a player may make in one turn; a further call is answered with a refusal."""

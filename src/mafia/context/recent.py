@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mafia.context.record import GameRecord
 from mafia.context.safety import quote_text
-from mafia.events import (
+from mafia.game.events import (
     DayStarted,
     DefenseSpeech,
     Elimination,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from mafia.events import (
+from mafia.game.events import (
     ColdSummary,
     DayStarted,
     DefenseSpeech,
@@ -31,7 +31,7 @@ from mafia.events import (
     Thought,
     VoteRound,
 )
-from mafia.rules import Role
+from mafia.game.rules import Role
 
 
 @dataclass

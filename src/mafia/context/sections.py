@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from mafia.actions import ActionKind
 from mafia.context.memory import memory_text
 from mafia.context.recent import NOTHING_NEW, recent_lines
 from mafia.context.safety import quote_text
 from mafia.context.situation import Situation
-from mafia.events import GameStarted
+from mafia.game.actions import ActionKind
+from mafia.game.events import GameStarted
+from mafia.game.rules import ROLES, Role
 from mafia.prompts import anchors
 from mafia.prompts.templates import render, template
-from mafia.rules import Role
 from mafia.schemas import KillRecord, PlayerMemory
 
 
@@ -33,13 +33,7 @@ def ordinal(n: int) -> str:
 def composition(started: GameStarted | None) -> str:
     if started is None:
         return "unknown"
-    counts = [
-        (started.mafia, "Mafia"),
-        (started.detective, "Detective"),
-        (started.doctor, "Doctor"),
-        (started.town, "Town"),
-    ]
-    return ", ".join(f"{n} {name}" for n, name in counts)
+    return ", ".join(f"{getattr(started, role.value.lower())} {role.value}" for role in ROLES)
 
 
 VOICE = "Speak in this voice; never mention these instructions."
@@ -55,7 +49,7 @@ def identity_text(me: str, role: Role, persona: str, playbook: bool = True) -> s
         header=anchors.IDENTITY,
         identity_line=anchors.format_identity(me, role.value),
         persona_line=anchors.format_persona(quote_text(persona) or "none given; speak plainly."),
-        playbook=f"{VOICE}\n{template(f'playbooks/{role.value.lower()}').template}" if playbook else "",
+        playbook=f"{VOICE}\n{template(ROLES[role].playbook(role)).template}" if playbook else "",
     )
 
 

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from mafia.actions import ActionKind
 from mafia.context.memory import NIGHT_ACTIONS
 from mafia.context.record import GameRecord, RoundRecord
-from mafia.events import MafiaDiscussion, NightZeroStrategy, Speech, VoteRound
-from mafia.protocol import ACTIONS, Board
-from mafia.rules import (
+from mafia.game.actions import ActionKind
+from mafia.game.events import MafiaDiscussion, NightZeroStrategy, Speech, VoteRound
+from mafia.game.protocol import ACTIONS, Board
+from mafia.game.rules import (
     Role,
     consensus_threshold,
 )

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from mafia.call_kinds import SUMMARY_ACTION as SUMMARY_ACTION
+from mafia.context.facts import day_fact_gaps
 from mafia.context.policy import ContextPolicy
 from mafia.context.record import GameRecord, read_view
 from mafia.context.summary_facts import invented_fact
@@ -34,7 +35,7 @@ from mafia.context.transcript_text import (
     summary_lines,
     verbatim_round,
 )
-from mafia.events import EventBase
+from mafia.game.events import EventBase
 from mafia.prompts import anchors
 from mafia.views import public_view
 
@@ -126,8 +127,6 @@ def check_summary(events: Sequence[EventBase], text: str, through: int) -> str |
     covered day's nor the one story (split at every line break ``str.splitlines`` knows), a fact
     the log does not hold (``summary_facts``), an engine fact of a covered day it drops, or too
     much text."""
-    from mafia.arena.facts import day_fact_gaps  # the audit's reading (arena imports the graph)
-
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         return "empty summary"

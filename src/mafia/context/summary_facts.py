@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from mafia.context.safety import looks_like_engine
-from mafia.events import Elimination, EventBase, GameStarted, NightResolution, VoteRound
-from mafia.rules import SKIP
+from mafia.game.events import Elimination, EventBase, GameStarted, NightResolution, VoteRound
+from mafia.game.rules import SKIP
 
 _DEATH = re.compile(
     r"\b(?:kill\w*|died|dies|dead|death|murder\w*|eliminat\w*|lynch\w*|execut\w*|hang\w*|hanged|"

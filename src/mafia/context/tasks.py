@@ -1,7 +1,7 @@
 """The task that ends every prompt: what to do now, the constraints, valid targets, what to answer.
 
 One template per action under prompts/tasks/ (named, with its answer line, in the action's row of
-mafia.protocol); the values each template takes are computed here. The nomination rule appears
+mafia.game.protocol); the values each template takes are computed here. The nomination rule appears
 only in the speech task; night-kill targets exclude every Mafia member; last words carry the
 game_over hint when the engine says the elimination ends the game.
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mafia.actions import ActionKind
 from mafia.context.sections import ordinal
 from mafia.context.situation import Situation
+from mafia.game.actions import ActionKind
+from mafia.game.protocol import ACTIONS
 from mafia.prompts import anchors
 from mafia.prompts.templates import render
-from mafia.protocol import ACTIONS
 
 
 def _targets(s: Situation) -> str:

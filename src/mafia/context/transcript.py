@@ -28,7 +28,7 @@ from mafia.context.compression import (
 )
 from mafia.context.policy import DEFAULT_VERBATIM_ROUNDS
 from mafia.context.record import GameRecord, RoundRecord, read_view
-from mafia.events import Ballot, EventBase, VoteRound
+from mafia.game.events import Ballot, EventBase, VoteRound
 from mafia.schemas import (
     BallotLine,
     CompressedRoundSummary,

@@ -14,7 +14,7 @@ from mafia.context.compression import PENDING, line_claims, outcome_tied, result
 from mafia.context.extraction import extract
 from mafia.context.safety import quote_text
 from mafia.context.transcript import RoundEntry
-from mafia.events import ColdSummary
+from mafia.game.events import ColdSummary
 from mafia.prompts import anchors
 from mafia.schemas import CompressedRoundSummary, DayRoundTranscript, SpeechLine
 

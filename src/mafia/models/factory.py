@@ -28,10 +28,10 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
 from pydantic import ValidationError
 
-from mafia.actions import ActionBase
+from mafia.game.actions import ActionBase
+from mafia.game.rules import SEED_MAX, SEED_MIN
 from mafia.models.house.variants import SKILLS, house_variant
 from mafia.models.settings import LOCAL_API_KEY, ModelSettings
-from mafia.rules import SEED_MAX, SEED_MIN
 
 if TYPE_CHECKING:
     import httpx

@@ -17,8 +17,8 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.dataclasses import dataclass
 
-from mafia.actions import ActionKind
-from mafia.rules import SEED_MAX, SEED_MIN
+from mafia.game.actions import ActionKind
+from mafia.game.rules import SEED_MAX, SEED_MIN
 from mafia.schema_dialect import Dialect, infer_dialect, min_output_tokens, worst_shape
 
 StructuredMethod = Literal["json_schema", "function_calling", "json_mode"]

@@ -29,11 +29,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Interrupt
 from pydantic import BaseModel
 
-from mafia.actions import ACTION_SCHEMAS, ActionBase, ActionKind
 from mafia.answers import (
-    AnswerKind,
     Rejection,
-    TextLimits,
     bad_text,
     clean_answer,
     constrained_schema,
@@ -43,13 +40,17 @@ from mafia.answers import (
     reask_exchange,
     rejection_of,
 )
-from mafia.billing import call_tokens, turn_tokens
+from mafia.billing import call_tokens
 from mafia.call_kinds import rejected
 from mafia.context.builder import build_context, prompt_messages, with_schema_note
 from mafia.context.extraction import claimed_role
 from mafia.context.recall import RECALL_KIND
 from mafia.context.record import read_view
-from mafia.events import Fallback, SuspicionNote, TextTruncated, Thought, dump_event
+from mafia.game.actions import ACTION_SCHEMAS, ActionBase, ActionKind, TextLimits
+from mafia.game.events import AnswerKind, Fallback, SuspicionNote, TextTruncated, Thought, dump_event
+from mafia.game.protocol import ACTIONS
+from mafia.game.rules import SKIP
+from mafia.game.state import JSON, Turn, TurnRequest
 from mafia.human import ask_person, is_human
 from mafia.models.factory import (
     model_settings,
@@ -72,12 +73,10 @@ from mafia.nodes.recall_step import (
     route_decide,
 )
 from mafia.prompt_pack import pack, unpack
-from mafia.protocol import ACTIONS
-from mafia.rules import SKIP
 from mafia.runtime import GameContext, game_context
 from mafia.schema_dialect import AnswerShape, grammar_schema
-from mafia.state import JSON, PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, TurnRequest
 from mafia.tracing import traced_turn
+from mafia.turn_state import PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, prompt_record
 from mafia.views import player_view
 
 # A run without a checkpointer has nothing to make durable: the turn's "exit" durability is moot
@@ -381,28 +380,18 @@ def finish_turn(
             for cut in cuts
         ]
         own_events.append(dump_event(thought))
-    prompt = state["prompt"]
-    record = {
-        "id": req["id"],
-        "round": req["round"],
-        "seat": req["order"],
-        "player": req["player"],
-        "action": action.value,
-        "system": prompt["system"],
-        "user": prompt["user"],
-        "tokens": prompt["tokens"],
-        "total_tokens": prompt["total_tokens"],
-        "trimmed": prompt["trimmed"],
-        **turn_tokens(attempts),
-        "attempts": attempts,
-        "choice": choice,
-        "claim": claim,
-        "fallback": rejection is not None,
-        "fallback_kind": rejection.kind.value if rejection is not None else None,
-    }
-    recalls = recall_count(attempts)
-    if recalls:  # only policies with recall add the field: other logs stay as they were
-        record["recalls"] = recalls
+    record = prompt_record(
+        id=req["id"],
+        round=req["round"],
+        seat=req["order"],
+        player=req["player"],
+        action=action.value,
+        prompt=state["prompt"],
+        attempts=attempts,
+        choice=choice,
+        claim=claim,
+        fallback_kind=rejection.kind.value if rejection is not None else None,
+    )
     return {
         "id": req["id"],
         "order": req["order"],
@@ -451,13 +440,13 @@ def build_player_graph() -> Any:
 
 PLAYER_GRAPH = build_player_graph()
 
-Turn = tuple[JSON, list[JSON], JSON]
+Played = tuple[Turn, list[JSON], JSON]
 """A finished turn (the choice, the text...), the player's own events, the turn's prompt record."""
 
 
 def play(
     graph: Any, game_id: str, events: list[JSON], request: TurnRequest, context: GameContext | None = None
-) -> Turn:
+) -> Played:
     """Run the player subgraph ``graph`` for ``request`` on the current log.
 
     Returns the finished turn, the player's own events (the thought, any fallback), which go
@@ -477,7 +466,7 @@ def play(
     record = {"game_id": game_id, **turn.pop("prompt_record")}
     own_events: list[JSON] = turn.pop("events")
     get_stream_writer()({"prompt": record})
-    return turn, own_events, record
+    return cast(Turn, turn), own_events, record  # finish_turn's fields, less the two popped
 
 
 def _play_task(
@@ -487,7 +476,7 @@ def _play_task(
     request: TurnRequest,
     base: JSON | None,
     context: GameContext | None = None,
-) -> Turn:
+) -> Played:
     """One player's turn of a simultaneous step, as a task: its result is checkpointed on its own,
     so a step resumed after a failure replays the turns that finished instead of asking again.
     A task's arguments are never checkpointed (the log is not copied into any checkpoint); its
@@ -507,15 +496,15 @@ def play_all(
     requests: Sequence[TurnRequest],
     base: JSON | None,
     context: GameContext | None = None,
-) -> list[Turn]:
+) -> list[Played]:
     """Every request's turn, played at once (one task each), in the order of ``requests``;
     ``base`` is the game's last whole prompt record before the step."""
     futures = [play_task(graph, game_id, events, r, base, context) for r in requests]
-    played: list[Turn] = []
+    played: list[Played] = []
     paused: list[Interrupt] = []
     for future in futures:  # every turn is waited for, so all people of the step pause together
         try:
-            played.append(cast(Turn, future.result()))
+            played.append(cast(Played, future.result()))
         except GraphInterrupt as stop:
             paused.extend(stop.args[0] if stop.args else ())
     if paused:

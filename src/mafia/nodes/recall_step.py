@@ -35,10 +35,11 @@ from mafia.context.recall import (
 )
 from mafia.context.record import read_view
 from mafia.context.tokens import count_tokens
+from mafia.game.state import JSON
 from mafia.models.factory import model_settings, provider_call
 from mafia.nodes.common import parsed_log
 from mafia.runtime import GameContext, game_context
-from mafia.state import JSON, PlayerTurnState
+from mafia.turn_state import PlayerTurnState
 from mafia.views import player_view
 
 RECALL_TOOL: JSON = {

@@ -1,4 +1,4 @@
-"""Setup: check the run, seat the players, deal roles and personas, open night zero.
+"""Setup: check the run (its models, its seats), then deal the game (mafia.game.deal).
 
 The settings themselves are parsed in mafia.game_settings (``config_from_input`` is re-exported
 here for callers that import it from this module)."""
@@ -10,7 +10,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from mafia.events import GameStarted, RoleAssigned
+from mafia.game.deal import deal
+from mafia.game.rules import ConfigError, GameConfig
+from mafia.game.state import GameState, GameUpdate, SetupInput
 from mafia.game_settings import (
     SettingError,
     SetupError,
@@ -20,12 +22,8 @@ from mafia.game_settings import (
 )
 from mafia.human import is_human
 from mafia.models.factory import ModelSpecError, resolve_model
-from mafia.nodes.common import dump, readable
-from mafia.personas import deal_personas
-from mafia.rules import ConfigError, GameConfig, Role, assign_roles
 from mafia.run_record import describe_context
 from mafia.runtime import GameContext, game_context
-from mafia.state import GameState, GameUpdate, SetupInput
 
 
 def check_run(raw: SetupInput | Mapping[str, Any], context: GameContext) -> GameConfig:
@@ -56,56 +54,7 @@ def setup(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
     raw = state.get("setup") or {}
     context = game_context(runtime)
     config = check_run(raw, context)
-    return {**deal(raw, config), "run": describe_context(context, config.seat_names())}
+    return {**deal(config, game_id_for(raw, config)), "run": describe_context(context, config.seat_names())}
 
 
-def deal(raw: SetupInput | Mapping[str, Any], config: GameConfig) -> GameUpdate:
-    """The game dealt from its checked config: GameStarted, a private RoleAssigned per player, the
-    Mafia queued for night zero (LangGraph-free: a driver over the protocol table deals with it)."""
-    game_id = game_id_for(raw, config)
-    seats = assign_roles(config)
-    personas = deal_personas(config.players, config.seed)
-    counts = config.role_counts()
-    mafia = [s.name for s in seats if s.role is Role.MAFIA]
-    events = [
-        GameStarted(
-            round=0,
-            game_id=game_id,
-            players=[s.name for s in seats],
-            mafia=counts.mafia,
-            detective=counts.detective,
-            doctor=counts.doctor,
-            town=counts.town,
-            round_cap=config.round_cap,
-        ),
-        *(
-            RoleAssigned(
-                round=0,
-                player=s.name,
-                role=s.role,
-                persona=persona.description,
-                partners=[m for m in mafia if m != s.name] if s.role is Role.MAFIA else [],
-            )
-            for s, persona in zip(seats, personas, strict=True)
-        ),
-    ]
-    update: GameUpdate = {
-        "game_id": game_id,
-        "events": dump(events),
-        "seats": [{"seat": s.seat, "name": s.name, "role": s.role.value} for s in seats],
-        "dead": [],
-        "round": 0,
-        "round_cap": config.round_cap,
-        "phase": "night",
-        "step": "night_zero",
-        "opener": None,
-        "queue": mafia,
-        "nominees": [],
-        "night_turns": [],
-        "pending_last_words": None,
-        "winner": None,
-    }
-    return readable(update, update)
-
-
-__all__ = ["check_run", "config_from_input", "deal", "game_id_for", "setup"]
+__all__ = ["check_run", "config_from_input", "game_id_for", "setup"]

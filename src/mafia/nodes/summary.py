@@ -1,12 +1,13 @@
 """The summariser's call at dawn, for policies whose cold days are a model-written summary.
 
-``dawn_summary`` runs inside the day's opening step: when ``context.summary`` says a summary is
-due, it asks the configured summariser (``GameContext.summariser``: a model, or ``seat:N`` for
-that seat's model; the table's default model otherwise) once for the whole table, checks the answer
-against the log, and logs either the summary or the fallback with its reason. The call is billed
-and recorded in prompts.jsonl like a player's, as seat 0, player ``summariser``, action ``summary``.
-A provider fault propagates like a player's (the game stops and resumes); a bad answer or any
-other failure of the summariser falls back.
+``summary`` is the node of the summary's step, right after the day's opening (``dawn_summary``):
+when ``context.summary`` says a summary is due, it asks the configured summariser
+(``GameContext.summariser``: a model, or ``seat:N`` for that seat's model; the table's default
+model otherwise) once for the whole table, checks the answer against the log, and logs either the
+summary or the fallback with its reason. The call is billed and recorded in prompts.jsonl like a
+player's, as seat 0, player ``summariser``, action ``summary``. A provider fault propagates like a
+player's (the game stops and resumes); a bad answer or any other failure of the summariser falls
+back.
 """
 
 from __future__ import annotations
@@ -16,18 +17,24 @@ from typing import cast
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.config import get_config
+from langgraph.runtime import Runtime
 
-from mafia.actions import ActionBase
 from mafia.answers import encodable, rejection_of
-from mafia.billing import call_tokens, turn_tokens
+from mafia.billing import call_tokens
 from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, SummaryAnswer, check_summary, summary_request
 from mafia.context.tokens import count_tokens
-from mafia.events import ColdSummary, EventBase, SummaryFallback, dump_event
+from mafia.game.actions import ActionBase
+from mafia.game.day import to_speeches
+from mafia.game.events import ColdSummary, EventBase, SummaryFallback, dump_event
+from mafia.game.reading import readable
+from mafia.game.state import JSON, GameState, GameUpdate
 from mafia.models.factory import resolve_model, structured
+from mafia.nodes.common import parsed_log
 from mafia.nodes.player import raw_text
-from mafia.runtime import GameContext, ModelLike
-from mafia.state import JSON
+from mafia.prompt_pack import last_record, pack_all
+from mafia.runtime import GameContext, ModelLike, game_context
 from mafia.tracing import traced_summary
+from mafia.turn_state import prompt_record
 
 SEAT_PREFIX = "seat:"
 
@@ -89,23 +96,36 @@ def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[l
         event: EventBase = ColdSummary(round=day, through=request.through, text=text, summariser=label)
     else:
         event = SummaryFallback(round=day, through=request.through, reason=reason or "", summariser=label)
-    record: JSON = {
-        "id": f"{day}:{SUMMARY_ACTION}:{SUMMARISER}",
-        "round": day,
-        "seat": 0,
-        "player": SUMMARISER,
-        "action": SUMMARY_ACTION,
+    prompt: JSON = {
         "system": request.system,
         "user": request.user,
         "tokens": {"summary_request": count_tokens(request.user)},
         "total_tokens": count_tokens(request.system) + count_tokens(request.user),
         "trimmed": [],
-        **turn_tokens([attempt]),
-        "attempts": [attempt],
-        "choice": None,
-        "claim": None,
-        "fallback": isinstance(event, SummaryFallback),
-        "fallback_kind": kind,
     }
+    record = prompt_record(
+        id=f"{day}:{SUMMARY_ACTION}:{SUMMARISER}",
+        round=day,
+        seat=0,
+        player=SUMMARISER,
+        action=SUMMARY_ACTION,
+        prompt=prompt,
+        attempts=[attempt],
+        choice=None,
+        claim=None,
+        fallback_kind=kind if isinstance(event, SummaryFallback) else None,
+    )
     traced_summary(day, label, messages, record)
     return [dump_event(event)], [record]
+
+
+def summary(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
+    """The summary's step: under a policy with summaries, when one is due, the summary of the days
+    gone cold (or its fallback) with its prompt record; then the day's speeches (``to_speeches``)."""
+    events, records = dawn_summary(
+        parsed_log(state["game_id"], state["events"]), game_context(runtime), state["round"]
+    )
+    update: GameUpdate = {**to_speeches(state), "events": events}
+    if records:
+        update["prompts"] = pack_all(records, last_record(state["game_id"], state["prompts"]))
+    return readable(state, update)

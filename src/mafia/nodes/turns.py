@@ -1,4 +1,4 @@
-"""Turn nodes: a step of the protocol table (mafia.protocol) that asks players for decisions, run
+"""Turn nodes: a step of the protocol table (mafia.game.protocol) that asks players for decisions, run
 as one graph node: it asks, runs the player subgraph on each request and applies the answers, all
 in one graph step.
 
@@ -17,13 +17,13 @@ from typing import cast
 
 from langgraph.runtime import Runtime
 
-from mafia.nodes.common import readable
+from mafia.game.protocol import StepSpec, apply_turns, merged, opening
+from mafia.game.reading import readable
+from mafia.game.state import JSON, GameState, GameUpdate
 from mafia.nodes.player import PLAYER_GRAPH, play, play_all
 from mafia.prompt_pack import last_record, pack_all
-from mafia.protocol import StepSpec, apply_turns, merged, opening
 from mafia.run_record import run_of
 from mafia.runtime import GameContext
-from mafia.state import JSON, GameState, GameUpdate
 
 Node = Callable[[GameState, Runtime[GameContext]], GameUpdate]
 

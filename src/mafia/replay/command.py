@@ -16,7 +16,7 @@ from mafia.stdout import terminal
 
 # The run folder's reader and the renderers load when a replay runs, not for `mafia replay --help`.
 if TYPE_CHECKING:
-    from mafia.events import EventBase
+    from mafia.game.events import EventBase
     from mafia.replay.run_folder import RunFolder
 
 
@@ -98,7 +98,7 @@ def replay(
 def show(folder: RunFolder, view: View, day: int | None) -> None:
     """The replay in the terminal, drawn by the live view."""
     from mafia.display import GameView
-    from mafia.events import GameOver
+    from mafia.game.events import GameOver
 
     console = terminal()
     reveal = view is View.ALL
@@ -115,7 +115,7 @@ def show(folder: RunFolder, view: View, day: int | None) -> None:
 def write_page(folder: RunFolder, view: View, day: int | None, out: Path) -> None:
     """Write the HTML page to ``out``, whole or not at all. An existing file is replaced only if it
     is a page this command wrote: anything else there is the user's and is kept."""
-    from mafia.events import roles_from_log
+    from mafia.game.events import roles_from_log
     from mafia.replay.page import GENERATOR, render_page
     from mafia.replay.run_folder import ReplayError
 

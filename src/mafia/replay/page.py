@@ -13,7 +13,6 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
-from mafia import events as ev
 from mafia.display import (
     OUTCOME_TEXT,
     is_night,
@@ -23,7 +22,8 @@ from mafia.display import (
     setup_text,
     vote_rows,
 )
-from mafia.rules import Role
+from mafia.game import events as ev
+from mafia.game.rules import Role
 from mafia.run_record import shown
 
 GENERATOR = '<meta name="generator" content="mafia replay">'  # marks a page this module wrote

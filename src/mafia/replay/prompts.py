@@ -14,8 +14,9 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from mafia.answers import AnswerKind, Rejection, reask_exchange
+from mafia.answers import Rejection, reask_exchange
 from mafia.context.recall import RECALL_KIND
+from mafia.game.events import AnswerKind
 from mafia.replay.run_folder import ReplayError
 
 

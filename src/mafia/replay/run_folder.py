@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mafia.events import EventBase, GameStarted, parse_event
+from mafia.game.events import EventBase, GameStarted, parse_event
 from mafia.runner import read_run_file
 
 EVENTS_FILE = "events.jsonl"

@@ -27,7 +27,7 @@ from mafia.game_settings import SettingError
 
 # The tournament's engine loads when a tournament runs, not for `mafia tournament --help`.
 if TYPE_CHECKING:
-    from mafia.state import JSON
+    from mafia.game.state import JSON
 
 MODEL_HELP = (
     "A model to seat (repeatable, two or more): a spec (house, house-sloppy, random-legal, house:SEED, "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mafia.state import JSON
+from mafia.game.state import JSON
 from mafia.tournament.ratings import ROLES
 
 

@@ -22,11 +22,12 @@ from collections.abc import Callable, Hashable, Sequence
 from openskill.models import PlackettLuce
 
 from mafia.arena.stats import Z95
-from mafia.state import JSON
+from mafia.game.rules import ROLES as RULE_ROLES
+from mafia.game.state import JSON
 from mafia.tournament.results import TableResult, side_of
 
 PASSES = 20
-ROLES = ("Mafia", "Detective", "Doctor", "Town")
+ROLES = tuple(role.value for role in RULE_ROLES)
 SIDES = ("mafia", "town")
 # Ranks of the (mafia, town) teams by winner; lower ranks win.
 RANKS = {"mafia": (1.0, 2.0), "town": (2.0, 1.0), "draw": (1.0, 1.0)}

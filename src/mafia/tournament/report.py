@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mafia.arena.report import num, pct, table
 from mafia.arena.spec import ArenaError, write_json
-from mafia.state import JSON
+from mafia.game.state import JSON
 from mafia.tournament.plot import ratings_plot
 from mafia.tournament.ratings import ROLES
 from mafia.tournament.results import load_tournament

@@ -11,7 +11,7 @@ from pathlib import Path
 from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
 from mafia.call_kinds import SUMMARY_ACTION, kinds_of
-from mafia.state import JSON
+from mafia.game.state import JSON
 from mafia.tournament.spec import KIND
 
 COSTS = ("calls", "recalls", "tokens", "billed_tokens", "reasks", "fallbacks")

@@ -11,7 +11,7 @@ from threading import Event
 from mafia.arena.run import ModelsArg, contestants_of, play_ask, policies_of
 from mafia.arena.spec import SUMMARY_FILE, ArenaError, write_json
 from mafia.context.policy import DEFAULT_POLICY, ContextPolicy
-from mafia.state import JSON
+from mafia.game.state import JSON
 from mafia.tournament.ratings import PASSES
 from mafia.tournament.results import load_tournament
 from mafia.tournament.spec import KIND, TournamentSpec

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mafia.rules import Role, Seat
+from mafia.game.rules import Role, Seat
 
 
 def seating(seats: Sequence[Seat], models: int, turn: int) -> tuple[int, ...]:

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mafia.arena.spec import ArenaError, ArenaSpec, Contestant, GameSlot
+from mafia.game.rules import assign_roles
+from mafia.game.state import JSON
 from mafia.game_settings import config_from_input
-from mafia.rules import assign_roles
-from mafia.state import JSON
 from mafia.tournament.seating import seating
 
 KIND = "tournament"

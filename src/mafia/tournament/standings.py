@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from mafia.arena.stats import rate, wilson
-from mafia.state import JSON
+from mafia.game.state import JSON
 from mafia.tournament.ratings import PASSES, ROLES, rate_tables
 from mafia.tournament.results import COSTS, TableResult, Tournament, side_of
 

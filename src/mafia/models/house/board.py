@@ -12,9 +12,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from mafia.game.rules import SKIP, Role
 from mafia.models.house.prompt_reading import PromptView, SaidLine
 from mafia.models.house.text_reading import TextReading
-from mafia.rules import SKIP
 
 CERTAIN = 50.0
 
@@ -106,14 +106,14 @@ class Board:
 def assess(view: PromptView, *, private: bool = True) -> Board:
     """Score every other living player from the prompt (see the module doc)."""
     me = view.me
-    role = view.role if private else "Town"
+    role = view.role if private else Role.TOWN
     living = list(view.living)
     if not living:
         living = [t for t in (view.targets or []) if t != SKIP]
         if me and me not in living:
             living.append(me)
     others = [p for p in living if p != me]
-    partners = set(view.partners) if private and view.role == "Mafia" else set()
+    partners = set(view.partners) if private and view.role == Role.MAFIA else set()
     today = view.today
     board = Board(
         me=me,
@@ -130,7 +130,7 @@ def assess(view: PromptView, *, private: bool = True) -> Board:
         reasons={p: [] for p in others},
     )
     _claims(board, view)
-    if private and view.role == "Doctor":
+    if private and view.role == Role.DOCTOR:
         board.saved = _saved(view)
     _trust(board, private)
     _knowledge(board, view, private)
@@ -167,9 +167,9 @@ def _claims(board: Board, view: PromptView) -> None:
                 if finding not in board.findings:  # a result repeated on later days counts once
                     board.findings.append(finding)
     for player, claimed, _day in view.claims:
-        if claimed == "Detective" and player not in board.detective_claims:
+        if claimed == Role.DETECTIVE and player not in board.detective_claims:
             board.detective_claims.append(player)
-        elif claimed == "Doctor" and player not in board.doctor_claims:
+        elif claimed == Role.DOCTOR and player not in board.doctor_claims:
             board.doctor_claims.append(player)
 
 
@@ -180,10 +180,10 @@ def _trust(board: Board, private: bool) -> None:
     claimants = [c for c in board.detective_claims if c != me]
     if not claimants:
         return
-    if private and role == "Detective":
+    if private and role == Role.DETECTIVE:
         board.liars.update(claimants)
         return
-    if private and role == "Mafia":
+    if private and role == Role.MAFIA:
         # Mafia know which claims are fake (their partners'); the others are taken as real.
         for c in claimants:
             if c not in board.partners:
@@ -229,7 +229,7 @@ def _weigh_honest(board: Board, honest: list[str]) -> None:
 def _knowledge(board: Board, view: PromptView, private: bool) -> None:
     """Who is known or believed Mafia or cleared: my investigations, night victims, players saved
     by my protection, false claims, and the findings of the Detective claims I trust."""
-    if private and board.role == "Detective":
+    if private and board.role == Role.DETECTIVE:
         _my_results(board, view)
     board.cleared.update(board.night_victims)
     for player in board.saved:
@@ -238,7 +238,7 @@ def _knowledge(board: Board, view: PromptView, private: bool) -> None:
             board.add(player, -4.0, "", "the Mafia went for them on a night I protected them")
     board.known_mafia.update(board.partners)
     for liar in board.liars:
-        sure = private and board.role in ("Detective", "Town", "Doctor")
+        sure = private and board.role in (Role.DETECTIVE, Role.TOWN, Role.DOCTOR)
         weight = CERTAIN if sure else 6.0
         board.add(liar, weight, "their Detective claim is false", "false Detective claim")
     _detective_claims(board)
@@ -291,7 +291,7 @@ def _doctor_claims(board: Board, private: bool) -> None:
     """Another's Doctor claim is false to the real Doctor; to others rival claims cast doubt and
     a lone claim vouches a little."""
     me = board.me
-    if private and board.role == "Doctor":
+    if private and board.role == Role.DOCTOR:
         for c in board.doctor_claims:
             if c != me:
                 board.add(c, CERTAIN, "their Doctor claim is false", "false Doctor claim")
@@ -307,7 +307,7 @@ def _doctor_claims(board: Board, private: bool) -> None:
 def _speeches(board: Board, view: PromptView, private: bool) -> None:
     """Score each speaker by whom its lines point at and defend, and count the bandwagon: today's
     nominations, repeated nominations, and the ledger's accusations from days no longer verbatim."""
-    town_me = private and board.role != "Mafia"
+    town_me = private and board.role != Role.MAFIA
     nominators: dict[str, list[str]] = {}
     verbatim_days = {s.day for s, _ in board.readings}
     for said, reading in board.readings:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mafia.game.rules import SKIP, Role
 from mafia.models.house.phrasing import compose, line
 from mafia.models.house.tactics import (
     FOLLOW_NOMINATE,
@@ -36,20 +37,19 @@ from mafia.models.house.tactics import (
     skip_option,
     vote_threshold,
 )
-from mafia.rules import SKIP
 
 
 def speak(ctx: Ctx) -> Decision:
     b, rng = ctx.board, ctx.rng
     cands = [c for c in names_only(listed_options(ctx)) if c != b.me]
-    if b.role == "Mafia":
+    if b.role == Role.MAFIA:
         cands = [c for c in cands if c not in b.partners]
     if ctx.sloppy():
         pick = rng.choice([*cands, None]) if cands else None
         core = [line(rng, "gut", t=pick)] if pick else [line(rng, "no_read")]
         speech = compose(rng, ctx.style, core, living=len(b.living))
         return decision_with({"text": speech, "choice": pick}, "Play it by ear.", "A quick, loose read.")
-    said = _speak_mafia(ctx, cands) if b.role == "Mafia" else _speak_town(ctx, cands)
+    said = _speak_mafia(ctx, cands) if b.role == Role.MAFIA else _speak_town(ctx, cands)
     speech = compose(rng, ctx.style, said.core, living=len(b.living))
     return decision_with({"text": speech, "choice": said.nomination}, said.strategy, said.reasoning)
 
@@ -70,7 +70,7 @@ def _speak_town(ctx: Ctx, cands: list[str]) -> _Speech:
     b = ctx.board
     said = _Speech("Find the Mafia from claims, accusations and votes; hold back without evidence.")
     revealed = False
-    if b.role == "Detective":
+    if b.role == Role.DETECTIVE:
         revealed, cands = _detective_reveal(ctx, cands, said)
     if b.pressure and not revealed:
         _deny(ctx, said)
@@ -125,7 +125,7 @@ def _deny(ctx: Ctx, said: _Speech) -> None:
     """Deny under pressure; a Doctor pressed hard enough claims the role to survive."""
     b, rng = ctx.board, ctx.rng
     said.core.append(line(rng, "deny"))
-    if b.role == "Doctor" and b.pressure >= (2 if ctx.knobs.aggression > 0.7 else 3):
+    if b.role == Role.DOCTOR and b.pressure >= (2 if ctx.knobs.aggression > 0.7 else 3):
         said.core.append(line(rng, "doctor_claim"))
         said.strategy = "Claim Doctor to survive the pressure; protect myself from now on."
 
@@ -261,12 +261,12 @@ def vote(ctx: Ctx) -> Decision:
     listed_skip = skip_option(options)
     can_skip = listed_skip is not None
     skip = listed_skip or SKIP
-    if b.role == "Mafia":
+    if b.role == Role.MAFIA:
         names = [n for n in names if n not in b.partners]
     if ctx.sloppy():
         choice = rng.choice([*names, skip] if can_skip else names or options or [skip])
         return decision_with({"choice": choice}, "Go with the flow.", "A loose call.")
-    if b.role == "Mafia":
+    if b.role == Role.MAFIA:
         table, danger = ctx.table, danger_scores(ctx)
         top = best(rng, names, lambda p: table.total(p, FOLLOW_VOTE) + 0.3 * danger.get(p, 0.0))
         choice = top if top is not None else skip
@@ -299,18 +299,18 @@ def defense(ctx: Ctx) -> Decision:
     core = [line(rng, "defense_intro")]
     strategy = "Clear my name and point the town at a better suspect."
     cands = [p for p in b.others if p not in b.partners]
-    if b.role == "Detective":
+    if b.role == Role.DETECTIVE:
         core += detective_report(ctx)
         strategy = "Reveal my findings: they are my best defense."
-    elif b.role == "Doctor" and rng.random() < 0.5 + 0.4 * aggr:
+    elif b.role == Role.DOCTOR and rng.random() < 0.5 + 0.4 * aggr:
         core.append(line(rng, "doctor_claim"))
-    elif b.role == "Mafia":
+    elif b.role == Role.MAFIA:
         threats = exposing_claimants(ctx)
         partner_claims = [p for p in b.detective_claims if p in b.partners]
         if threats and not partner_claims and rng.random() < 0.25 + 0.5 * aggr:
             c = threats[0]
             core += [line(rng, "detective_intro"), line(rng, "finding", t=c, r="Mafia")]
-    if b.role == "Mafia":
+    if b.role == Role.MAFIA:
         table, danger = ctx.table, danger_scores(ctx)
         tied = set(ctx.view.tied) or {p for p, n in b.nominations_today.items() if n > 0}
         target = best(
@@ -335,11 +335,11 @@ def last_words(ctx: Ctx) -> Decision:
     cands = [p for p in b.others if p not in b.partners]
     if ctx.view.game_over:
         core.append(line(rng, "game_over"))
-        if b.role == "Detective" and ctx.view.results:
+        if b.role == Role.DETECTIVE and ctx.view.results:
             core += detective_report(ctx)[1:]
         strategy = "The game is over; say goodbye."
         reasoning = "My elimination ends the game."
-    elif b.role == "Mafia":
+    elif b.role == Role.MAFIA:
         table = ctx.table
         trusted = [c for c in b.detective_claims if c in cands]
         target = trusted[0] if trusted else best(rng, cands, lambda p: -table.total(p, FOLLOW_READ))
@@ -348,10 +348,10 @@ def last_words(ctx: Ctx) -> Decision:
         strategy = "Leave the town confused: cast doubt on a trusted town player."
         reasoning = f"Accusing {target} spends town votes on a town player."
     else:
-        if b.role == "Detective" and ctx.view.results:
+        if b.role == Role.DETECTIVE and ctx.view.results:
             core += detective_report(ctx)
         else:
-            core.append(line(rng, "last_doctor" if b.role == "Doctor" else "last_town"))
+            core.append(line(rng, "last_doctor" if b.role == Role.DOCTOR else "last_town"))
         found = mafia_found_alive(b, cands)
         target = found[0] if found else best(rng, cands, lambda p: b.total(p, FOLLOW_READ))
         if found:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from mafia.game.actions import ActionKind
+from mafia.game.rules import ROLES, Role
 from mafia.models.house import day_tactics as day
 from mafia.models.house import night_tactics as night
 from mafia.models.house.board import assess
@@ -17,7 +19,13 @@ from mafia.models.house.phrasing import claimed_in, style_for
 from mafia.models.house.prompt_reading import PromptView
 from mafia.models.house.tactics import Ctx, Decision, Knobs, private_note
 
-__all__ = ["Decision", "Knobs", "decide"]
+__all__ = ["HANDLERS", "Decision", "Knobs", "UnhandledAction", "decide"]
+
+
+class UnhandledAction(ValueError):
+    """A prompt asks for an action the house model has no tactic for: refused, never answered
+    with some other action's answer."""
+
 
 _SPOKEN = frozenset({"speak", "defense", "last_words"})
 
@@ -28,7 +36,9 @@ def decide(view: PromptView, props: frozenset[str], rng: random.Random, knobs: K
     action = view.action or _infer_action(view, props)
     board = assess(view)
     ctx = Ctx(view, board, rng, knobs, style_for(view.persona))
-    handler = _HANDLERS.get(action, day.speak)
+    handler = _HANDLERS.get(action)
+    if handler is None:
+        raise UnhandledAction(f"the house model has no tactic for the action {action!r}")
     decision = handler(ctx)
     decision.action = action
     text = decision.fields.get("text")
@@ -43,27 +53,30 @@ def _infer_action(view: PromptView, props: frozenset[str]) -> str:
     last words when the prompt says the game is over, otherwise a speech (or a ballot when the
     schema has no text field)."""
     if view.phase == "Night":
-        if view.role == "Mafia":
-            return "mafia_round2"
-        return {"Doctor": "protect", "Detective": "investigate"}.get(view.role, "speak")
+        if view.role == Role.MAFIA:
+            return ActionKind.MAFIA_ROUND2.value
+        own = {role.value: spec.night_action for role, spec in ROLES.items() if spec.night_action}
+        return own[view.role].value if view.role in own else ActionKind.SPEAK.value
     if view.game_over:
         return "last_words"
     return "speak" if "text" in props or not props else "vote"
 
 
-_HANDLERS: dict[str, Callable[[Ctx], Decision]] = {
-    "speak": day.speak,
-    "vote": day.vote,
-    "revote": day.vote,
-    "defense": day.defense,
-    "last_words": day.last_words,
-    "night_zero": night.night_zero,
-    "mafia_round1": night.mafia_round1,
-    "mafia_round2": night.mafia_round2,
-    "night_kill": night.mafia_round2,
-    "protect": night.protect,
-    "investigate": night.investigate,
+HANDLERS: dict[ActionKind, Callable[[Ctx], Decision]] = {
+    ActionKind.SPEAK: day.speak,
+    ActionKind.VOTE: day.vote,
+    ActionKind.REVOTE: day.vote,
+    ActionKind.DEFENSE: day.defense,
+    ActionKind.LAST_WORDS: day.last_words,
+    ActionKind.NIGHT_ZERO: night.night_zero,
+    ActionKind.MAFIA_ROUND1: night.mafia_round1,
+    ActionKind.MAFIA_ROUND2: night.mafia_round2,
+    ActionKind.NIGHT_KILL: night.mafia_round2,
+    ActionKind.PROTECT: night.protect,
+    ActionKind.INVESTIGATE: night.investigate,
 }
+"""How the house model plays each action (a role's night action included): its tactic."""
+_HANDLERS: dict[str, Callable[[Ctx], Decision]] = {kind.value: tactic for kind, tactic in HANDLERS.items()}
 
 
 # ---- beliefs -------------------------------------------------------------------------------
@@ -88,7 +101,7 @@ def _fill_beliefs(ctx: Ctx, decision: Decision) -> None:
     killed = [name for name, how, _ in view.dead if how == "night"]
     if killed:
         facts.append("Killed at night: " + ", ".join(killed) + ".")
-    if b.role == "Detective" and view.results:
+    if b.role == Role.DETECTIVE and view.results:
         found = ", ".join(f"{t} is {r}" for _, t, r in sorted(view.results))
         facts.append(f"My results: {found}.")
     if b.partners:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from mafia.game.rules import SKIP
 from mafia.models.house.tactics import (
     FOLLOW_READ,
     Ctx,
@@ -26,7 +27,6 @@ from mafia.models.house.tactics import (
     private_note,
     skip_option,
 )
-from mafia.rules import SKIP
 
 _SIGNALS = (
     "agree with each other only after a third player has",

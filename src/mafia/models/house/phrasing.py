@@ -16,7 +16,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mafia.personas import PERSONAS
+from mafia.game.personas import PERSONAS
+from mafia.game.rules import Role
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,24 +209,24 @@ LINES: dict[str, tuple[str, ...]] = {
 # The role a situation's lines claim for the speaker; lines of other situations claim Town where
 # they say so ("You have the wrong player: I am Town.").
 _CLAIMING = {
-    "detective_intro": "Detective",
-    "detective_again": "Detective",
-    "fake_detective": "Detective",
-    "finding": "Detective",
-    "doctor_claim": "Doctor",
-    "last_doctor": "Doctor",
-    "last_town": "Town",
+    "detective_intro": Role.DETECTIVE,
+    "detective_again": Role.DETECTIVE,
+    "fake_detective": Role.DETECTIVE,
+    "finding": Role.DETECTIVE,
+    "doctor_claim": Role.DOCTOR,
+    "last_doctor": Role.DOCTOR,
+    "last_town": Role.TOWN,
 }
 _TOWN_CLAIMS = ("I am Town", "I was Town")
 
 
-def _claim_patterns() -> list[tuple[re.Pattern[str], str]]:
+def _claim_patterns() -> list[tuple[re.Pattern[str], Role]]:
     found = []
     for situation, lines in LINES.items():
         for template in lines:
             role = _CLAIMING.get(situation)
             if role is None and any(words in template for words in _TOWN_CLAIMS):
-                role = "Town"
+                role = Role.TOWN
             if role is not None:
                 pattern = re.sub(r"\\\{\w+\\\}", ".+?", re.escape(template))
                 found.append((re.compile(pattern), role))

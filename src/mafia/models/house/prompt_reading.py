@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
+from mafia.game.rules import Role
 from mafia.models.house.text_reading import TextReading, read_text
 from mafia.prompts import anchors as a
 
@@ -44,7 +45,7 @@ class PromptView:
     """Everything the house model took from one prompt."""
 
     me: str = ""
-    role: str = "Town"
+    role: str = Role.TOWN
     persona: str = ""
     action: str = ""  # an ActionKind value, lower case, or "" when the prompt names none
     phase: str = ""  # "Day", "Night" or ""

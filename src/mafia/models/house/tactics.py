@@ -10,12 +10,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mafia.game.rules import SKIP
 from mafia.models.house.board import Board, assess
 from mafia.models.house.phrasing import Style, line
 from mafia.models.house.prompt_reading import PromptView
 from mafia.models.house.text_reading import names_pattern
 from mafia.prompts.anchors import NONE
-from mafia.rules import SKIP
 
 _VAGUE_WHY = (
     "their story does not add up",

@@ -16,10 +16,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from mafia import events as ev
-from mafia.context import TranscriptManager
+from mafia.context.transcript import TranscriptManager
+from mafia.game import events as ev
+from mafia.game.rules import SKIP, Role
 from mafia.prompts import anchors
-from mafia.rules import SKIP, Role
 from mafia.views import player_view
 
 _QUOTED = re.compile(r'"[^"]*"')

@@ -7,6 +7,7 @@ descriptions are the instructions the model reads. Strict-mode safe: no dict fie
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any
 
@@ -121,3 +122,25 @@ def empty_answer() -> dict[str, Any]:
 
 ACTION_SCHEMAS: dict[ActionKind, type[ActionBase]] = {kind: Answer for kind in ActionKind}
 """The answer schema of each action: ``Answer`` for all of them (a lookup kept for callers)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextLimits:
+    """The longest text, in characters, kept of each model-written field; longer text is cut."""
+
+    speech: int = 1200
+    """A day speech, a defense or last words."""
+    message: int = 600
+    """A Mafia member's Round 1 message to partners."""
+    plan: int = 800
+    """A Mafia member's night-zero plan for partners."""
+    private: int = 1500
+    """Each private reasoning field (observations, strategy, reasoning), shown back in memory."""
+    note: int = 300
+    """Each suspicion reasoning, relationship note and pattern note."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 20:
+                raise ValueError(f"text_limits.{f.name} must be an integer of 20 or more, got {value!r}")

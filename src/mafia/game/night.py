@@ -3,8 +3,8 @@ the night's outcome, win checks and the end of the game, as typed updates."""
 
 from __future__ import annotations
 
-from mafia.actions import ActionKind
-from mafia.events import (
+from mafia.game.actions import ActionKind
+from mafia.game.events import (
     Ballot,
     DoctorProtection,
     GameOver,
@@ -15,15 +15,16 @@ from mafia.events import (
     NightZeroStrategy,
     RoleReveal,
 )
-from mafia.nodes.common import dump, readable, seats_of, since_daybreak, table
-from mafia.rules import SKIP, KillProgress, Role, after_round1, after_round2, lone_kill, resolve_night
-from mafia.state import JSON, GameState, GameUpdate
+from mafia.game.reading import chosen, dump, readable, seats_of, since_daybreak, table
+from mafia.game.rules import SKIP, KillProgress, Role, after_round1, after_round2, lone_kill, resolve_night
+from mafia.game.state import JSON, GameState, GameUpdate, Turn
 
 
-def record_night_zero(state: GameState, turn: JSON) -> GameUpdate:
+def record_night_zero(state: GameState, turn: Turn) -> GameUpdate:
     """Record a Mafia member's night-zero strategy; the next Mafia sees it."""
     strategy = NightZeroStrategy(round=0, speaker=turn["player"], strategy=turn["text"] or "")
-    return {"events": dump([strategy]), "queue": [q for q in state["queue"] if q != turn["player"]]}
+    queue = [q for q in state["queue"] if q != turn["player"]]
+    return {"events": dump([strategy]), "queue": queue, "step": "night_zero" if queue else "day_start"}
 
 
 def open_night(state: GameState) -> GameUpdate:
@@ -31,7 +32,7 @@ def open_night(state: GameState) -> GameUpdate:
     return {"phase": "night", "step": "mafia_round1", "queue": table(state).with_role(Role.MAFIA)}
 
 
-def record_night_turn(state: GameState, turn: JSON) -> GameUpdate:
+def record_night_turn(state: GameState, turn: Turn) -> GameUpdate:
     """Apply one of the night's first turns: the first Mafia proposal (or a lone Mafia's kill) at
     once; the Doctor's and Detective's turns wait in ``night_turns`` until the night resolves."""
     if turn["action"] in (ActionKind.MAFIA_ROUND1.value, ActionKind.NIGHT_KILL.value):
@@ -39,7 +40,7 @@ def record_night_turn(state: GameState, turn: JSON) -> GameUpdate:
     return {"night_turns": [*state["night_turns"], turn]}
 
 
-def _discussion(state: GameState, turn: JSON, coordination_round: int) -> MafiaDiscussion:
+def _discussion(state: GameState, turn: Turn, coordination_round: int) -> MafiaDiscussion:
     return MafiaDiscussion(
         round=state["round"],
         speaker=turn["player"],
@@ -76,25 +77,25 @@ def round1_proposals(state: GameState) -> dict[str, str]:
     return proposals
 
 
-def record_round1(state: GameState, turn: JSON) -> GameUpdate:
+def record_round1(state: GameState, turn: Turn) -> GameUpdate:
     """Record a Round 1 proposal (or a lone Mafia's direct choice) and what the rules make of it
     (``after_round1``, ``lone_kill``): the next proposal, Round 2, or the decided kill."""
     player = turn["player"]
     if turn["action"] == ActionKind.NIGHT_KILL.value:
-        progress = lone_kill(player, turn["choice"])
+        progress = lone_kill(player, chosen(turn))
         events = [*dump([_discussion(state, turn, 0)]), *_kill_vote(state, progress, 0)]
         return {"events": events, "queue": [], "step": progress.follows}
     queue = [q for q in state["queue"] if q != player]
-    progress = after_round1({**round1_proposals(state), player: turn["choice"]}, queue)
+    progress = after_round1({**round1_proposals(state), player: chosen(turn)}, queue)
     events = [*dump([_discussion(state, turn, 1)]), *_kill_vote(state, progress, 1)]
     return {"queue": queue, "step": progress.follows, "events": events}
 
 
-def record_round2(state: GameState, turns: list[JSON]) -> GameUpdate:
+def record_round2(state: GameState, turns: list[Turn]) -> GameUpdate:
     """Record every Round 2 choice in seat order and the kill the rules decide (``after_round2``:
     agreement, else the lowest-seat living Mafia member's choice)."""
     events = dump([_discussion(state, turn, 2) for turn in turns])
-    choices = {t["player"]: t["choice"] for t in turns}
+    choices = {t["player"]: chosen(t) for t in turns}
     progress = after_round2(choices, table(state).with_role(Role.MAFIA))
     return {"events": [*events, *_kill_vote(state, progress, 2)], "step": progress.follows}
 
@@ -124,7 +125,7 @@ def night_resolution(state: GameState) -> GameUpdate:
         )
         events += [*dump([event])]
     for turn in investigations:
-        target = turn["choice"]
+        target = chosen(turn)
         check = Investigation(
             round=state["round"],
             detective=turn["player"],
@@ -147,13 +148,16 @@ def night_resolution(state: GameState) -> GameUpdate:
         ]
     )
     dead = [*state["dead"], actual] if actual is not None else state["dead"]
-    return readable(state, {"events": events, "dead": dead, "night_turns": [], "step": "dawn"})
+    return readable(state, {"events": events, "dead": dead, "night_turns": [], "step": "check_win"})
 
 
 def check_win(state: GameState) -> GameUpdate:
-    """After a death: Town wins with no Mafia left, Mafia at parity; otherwise play on."""
+    """After a death: Town wins with no Mafia left, Mafia at parity; otherwise a day is followed
+    by night and a night by day."""
     winner = table(state).winner()
-    return readable(state, {"winner": winner, "step": "over"} if winner is not None else {})
+    if winner is not None:
+        return readable(state, {"winner": winner, "step": "game_over"})
+    return readable(state, {"step": "night_start" if state["phase"] == "day" else "day_start"})
 
 
 REASONS = {
@@ -168,4 +172,4 @@ def game_over(state: GameState) -> GameUpdate:
     winner = state["winner"] or "draw"
     reveal = [RoleReveal(player=s.name, role=s.role) for s in seats_of(state)]
     event = GameOver(round=state["round"], winner=winner, reason=REASONS[winner], roles=reveal)
-    return readable(state, {"events": dump([event]), "winner": winner, "step": "over"})
+    return readable(state, {"events": dump([event]), "winner": winner, "step": "game_over"})

@@ -14,8 +14,20 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
-from mafia.answers import AnswerKind
-from mafia.rules import DecidedBy, Role, VoteKind, Winner
+from mafia.game.rules import DecidedBy, Role, VoteKind, Winner
+
+
+class AnswerKind(StrEnum):
+    """Why an answer was rejected (logged on every rejected attempt and on the fallback)."""
+
+    INVALID_JSON = "invalid_json"  # not parseable as JSON (or no structured output at all)
+    SCHEMA = "schema"  # JSON that does not match the answer schema
+    ILLEGAL_CHOICE = "illegal_choice"  # a choice that is not among the valid options
+    REFUSAL = "refusal"  # the model declined to answer
+    LENGTH = "length"  # the output hit the token limit before the answer was complete
+    CONTENT_FILTER = "content_filter"  # the provider's content filter stopped the output
+    EMPTY_TEXT = "empty_text"  # a speech, message or plan that says nothing
+    INVALID_TEXT = "invalid_text"  # lone surrogates or control characters in a text
 
 
 class Audience(StrEnum):

@@ -3,31 +3,30 @@ turn sequence does (``STEPS``), in the shape of open_spiel's game definitions.
 
 An action's row holds its answer fields, whether its words may claim a role, its legal fallback,
 its text limit, its legal options (from the rules) and its task template. A step's row says who is
-asked, how their answers apply (each returning a typed ``GameUpdate``) and which steps may follow,
-named by its router's ``Literal`` return: the graph (mafia.graph) is built from this table, one
-node and one router per step, so it draws exactly the edges a game can take, and a random-play
-driver can run the same sequence without LangGraph. Adding an action is a row here, a template
+asked, how their answers apply (each returning a typed ``GameUpdate`` that names the next step)
+and which steps may follow: the graph (mafia.graph) is built from this table, one node and one
+router (``route``) per step, so it draws exactly the edges a game can take, and the reference
+game (mafia.game.play) runs the same sequence without LangGraph. Adding an action is a row here, a template
 under prompts/tasks/ and a house tactic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast, get_args, get_type_hints
+from typing import cast
 
-from mafia.actions import ActionKind
-from mafia.answers import TextLimits
-from mafia.nodes.common import request, table
-from mafia.nodes.day import (
-    day_start,
+from mafia.game.actions import ActionKind, TextLimits
+from mafia.game.day import (
+    open_day,
     record_defense,
     record_last_words,
     record_speech,
     tally_revote,
     tally_vote,
+    to_speeches,
 )
-from mafia.nodes.night import (
+from mafia.game.night import (
     check_win,
     game_over,
     night_resolution,
@@ -37,7 +36,9 @@ from mafia.nodes.night import (
     record_round1,
     record_round2,
 )
-from mafia.rules import (
+from mafia.game.reading import request, table
+from mafia.game.rules import (
+    ROLES,
     SKIP,
     Role,
     ballot_options,
@@ -46,7 +47,7 @@ from mafia.rules import (
     nomination_targets,
     protection_targets,
 )
-from mafia.state import JSON, GameState, GameUpdate, TurnRequest
+from mafia.game.state import JSON, GameState, GameUpdate, StepName, Turn, TurnRequest
 
 # ---- actions -------------------------------------------------------------------------------
 
@@ -292,116 +293,39 @@ def ask_round2(state: GameState) -> list[TurnRequest]:
 
 def ask_night_start(state: GameState) -> list[TurnRequest]:
     """The night's first turns, at once: the first Mafia member's Round 1 proposal (a lone Mafia's
-    direct choice), the Doctor's protection and the Detective's check."""
+    direct choice), then each role's own night action (``ROLES``: the Doctor's protection, the
+    Detective's check), role by role."""
     t = table(state)
     mafia = t.with_role(Role.MAFIA)
     kill = ActionKind.NIGHT_KILL if len(mafia) == 1 else ActionKind.MAFIA_ROUND1
+    own = sorted((spec.wakes, role, spec.night_action) for role, spec in ROLES.items() if spec.night_action)
     return [
         ask(state, mafia[0], kill),
-        *(ask(state, d, ActionKind.PROTECT) for d in t.with_role(Role.DOCTOR)),
-        *(ask(state, d, ActionKind.INVESTIGATE) for d in t.with_role(Role.DETECTIVE)),
+        *(ask(state, p, action) for _, role, action in own for p in t.with_role(role)),
     ]
 
 
 # ---- which step follows --------------------------------------------------------------------
 
-StepName = Literal[
-    "setup",
-    "night_zero",
-    "day_start",
-    "speak",
-    "vote",
-    "defense",
-    "revote",
-    "last_words",
-    "check_win",
-    "night_start",
-    "mafia_round1",
-    "mafia_round2",
-    "night_resolution",
-    "game_over",
-]
-"""Every step of the turn sequence: one graph node each."""
 
-AfterNightZero = Literal["night_zero", "day_start"]
-AfterDayStart = Literal["speak", "game_over"]
-AfterSpeak = Literal["speak", "vote"]
-AfterVote = Literal["last_words", "defense", "night_start"]
-AfterDefense = Literal["defense", "revote"]
-AfterRevote = Literal["last_words", "night_start"]
-AfterNightStart = Literal["mafia_round1", "night_resolution"]
-AfterRound1 = Literal["mafia_round1", "mafia_round2", "night_resolution"]
-AfterCheckWin = Literal["game_over", "night_start", "day_start"]
+class StepError(RuntimeError):
+    """A step named a next step its row does not declare: a fault of the appliers, never routed."""
 
 
-def route_night_zero(state: GameState) -> AfterNightZero:
-    """Mafia plan one at a time in seat order, each seeing the earlier plans; then the first day."""
-    return "night_zero" if state["queue"] else "day_start"
-
-
-def route_day_start(state: GameState) -> AfterDayStart:
-    """The day's first speech, or the end of a game that reached its round cap."""
-    return "game_over" if state["step"] == "over" else "speak"
-
-
-def route_speeches(state: GameState) -> AfterSpeak:
-    """Next speaker; after the last speech every living player votes at once."""
-    return "speak" if state["queue"] else "vote"
-
-
-def route_vote(state: GameState) -> AfterVote:
-    """Last words for the eliminated, defense for the tied, or on to the night."""
-    step = state["step"]
-    return "last_words" if step == "last_words" else "defense" if step == "defense" else "night_start"
-
-
-def route_defense(state: GameState) -> AfterDefense:
-    """Tied players defend in seat order; then everyone revotes among them at once."""
-    return "defense" if state["queue"] else "revote"
-
-
-def route_revote(state: GameState) -> AfterRevote:
-    """Last words for the eliminated; a tied revote eliminates no one."""
-    return "last_words" if state["step"] == "last_words" else "night_start"
-
-
-def route_night(state: GameState) -> AfterNightStart:
-    """After the night's first turns: the other Mafia's proposals, or (a lone Mafia) the outcome."""
-    return "mafia_round1" if state["step"] == "mafia_round1" else "night_resolution"
-
-
-def route_round1(state: GameState) -> AfterRound1:
-    """Round 1 goes on in seat order; without agreement every Mafia answers Round 2 at once."""
-    step = state["step"]
-    if step == "mafia_round1":
-        return "mafia_round1"
-    return "mafia_round2" if step == "mafia_round2" else "night_resolution"
-
-
-def route_check_win(state: GameState) -> AfterCheckWin:
-    """A winner ends the game; otherwise a day is followed by night and a night by day."""
-    if state["winner"] is not None:
-        return "game_over"
-    return "night_start" if state["phase"] == "day" else "day_start"
-
-
-Router = Callable[[GameState], str]
-Record = Callable[[GameState, JSON], GameUpdate]
-Settle = Callable[[GameState, list[JSON]], GameUpdate]
+Record = Callable[[GameState, Turn], GameUpdate]
+Settle = Callable[[GameState, list[Turn]], GameUpdate]
 
 
 @dataclass(frozen=True)
 class StepSpec:
     """One step of the turn sequence: a bookkeeping step (``run``) or a turn step (``ask``), and
-    what may follow it (one fixed step, or its router's ``Literal`` return)."""
+    the steps that may follow it. Whatever runs the step names the next one in the state's
+    ``step``; its router (``route``) checks the name against ``follows``."""
 
     follows: tuple[StepName, ...]
-    """The steps that may come next: the router's ``Literal`` values, or the one fixed successor
-    (empty: the game ends)."""
-    route: Router | None = None
-    """Picks the next step from the state after this one (None: ``follows`` holds one step)."""
-    run: Callable[..., GameUpdate] | None = None
-    """A bookkeeping step's node function (the day's opening, the night's outcome...)."""
+    """The steps that may come next (empty: the game ends)."""
+    run: Callable[[GameState], GameUpdate] | None = None
+    """A bookkeeping step's function (the day's opening, the night's outcome...)."""
     ask: Callable[[GameState], list[TurnRequest]] | None = None
     """Who a turn step asks, and for what: requests with their legal options."""
     at_once: bool = False
@@ -414,40 +338,62 @@ class StepSpec:
     """Applies every answered turn together, after all of them (a vote's tally)."""
 
 
-def _routed(router: Callable[[GameState], Any]) -> tuple[StepName, ...]:
-    """The steps a router may return: its ``Literal`` annotation, read once."""
-    return tuple(get_args(get_type_hints(router)["return"]))
-
-
-def _routed_step(router: Callable[[GameState], Any], **fields: Any) -> StepSpec:
-    return StepSpec(follows=_routed(router), route=router, **fields)
-
-
 STEPS: dict[StepName, StepSpec] = {
     # Setup's node (nodes/setup.py) checks the run's models and context, so the graph adds it.
     "setup": StepSpec(follows=("night_zero",)),  # every table has Mafia, who plan first
-    "night_zero": _routed_step(route_night_zero, ask=ask_night_zero, record=record_night_zero),
-    "day_start": _routed_step(route_day_start, run=day_start),
-    "speak": _routed_step(route_speeches, ask=ask_speech, record=record_speech),
-    "vote": _routed_step(route_vote, ask=ask_vote, at_once=True, settle=tally_vote),
-    "defense": _routed_step(route_defense, ask=ask_defense, record=record_defense),
-    "revote": _routed_step(route_revote, ask=ask_revote, at_once=True, settle=tally_revote),
-    "last_words": StepSpec(follows=("check_win",), ask=ask_last_words, record=record_last_words),
-    "check_win": _routed_step(route_check_win, run=check_win),
-    "night_start": _routed_step(
-        route_night, ask=ask_night_start, at_once=True, opens=open_night, record=record_night_turn
+    # Mafia plan one at a time in seat order, each seeing the earlier plans; then the first day.
+    "night_zero": StepSpec(("night_zero", "day_start"), ask=ask_night_zero, record=record_night_zero),
+    # The day's summary, or the end of a game past its round cap.
+    "day_start": StepSpec(("summary", "game_over"), run=open_day),
+    # Under a policy with summaries, the summariser's call (its node: nodes/summary.py); then the
+    # day's first speech.
+    "summary": StepSpec(("speak",), run=to_speeches),
+    # Speeches in order; after the last every living player votes at once.
+    "speak": StepSpec(("speak", "vote"), ask=ask_speech, record=record_speech),
+    # Last words for the eliminated, defense for the tied, or on to the night.
+    "vote": StepSpec(("last_words", "defense", "night_start"), ask=ask_vote, at_once=True, settle=tally_vote),
+    # Tied players defend in seat order; then everyone revotes among them at once.
+    "defense": StepSpec(("defense", "revote"), ask=ask_defense, record=record_defense),
+    # Last words for the eliminated; a tied revote eliminates no one.
+    "revote": StepSpec(("last_words", "night_start"), ask=ask_revote, at_once=True, settle=tally_revote),
+    "last_words": StepSpec(("check_win",), ask=ask_last_words, record=record_last_words),
+    # A winner ends the game; otherwise a day is followed by night and a night by day.
+    "check_win": StepSpec(("game_over", "night_start", "day_start"), run=check_win),
+    # The night's first turns; then the other Mafia's proposals, or (a lone Mafia) the outcome.
+    "night_start": StepSpec(
+        ("mafia_round1", "night_resolution"),
+        ask=ask_night_start,
+        at_once=True,
+        opens=open_night,
+        record=record_night_turn,
     ),
-    "mafia_round1": _routed_step(route_round1, ask=ask_round1, record=record_round1),
-    "mafia_round2": StepSpec(
-        follows=("night_resolution",), ask=ask_round2, at_once=True, settle=record_round2
+    # Round 1 goes on in seat order; without agreement every Mafia answers Round 2 at once.
+    "mafia_round1": StepSpec(
+        ("mafia_round1", "mafia_round2", "night_resolution"), ask=ask_round1, record=record_round1
     ),
-    "night_resolution": StepSpec(follows=("check_win",), run=night_resolution),
-    "game_over": StepSpec(follows=(), run=game_over),
+    "mafia_round2": StepSpec(("night_resolution",), ask=ask_round2, at_once=True, settle=record_round2),
+    "night_resolution": StepSpec(("check_win",), run=night_resolution),
+    "game_over": StepSpec((), run=game_over),
 }
 """The turn sequence: every step, what it does and what may follow. The game starts at ``setup``
 and ends after ``game_over``."""
 
 FIRST_STEP: StepName = "setup"
+
+
+def route(name: StepName, table: Mapping[StepName, StepSpec] = STEPS) -> Callable[[GameState], StepName]:
+    """The router of step ``name``: the next step as the step itself named it in the state, checked
+    against the followers its row declares; any other name stops the game with a ``StepError``."""
+    follows = table[name].follows
+
+    def next_step(state: GameState) -> StepName:
+        chosen = state["step"]
+        if chosen not in follows:
+            raise StepError(f"step {name!r} named {chosen!r} next; its row allows {', '.join(follows)}")
+        return chosen
+
+    next_step.__name__ = next_step.__qualname__ = f"after_{name}"
+    return next_step
 
 
 # ---- how a step's answers apply ------------------------------------------------------------
@@ -466,7 +412,7 @@ def opening(spec: StepSpec, state: GameState) -> GameUpdate:
 
 
 def apply_turns(
-    spec: StepSpec, opened: GameUpdate, state: GameState, played: Sequence[tuple[JSON, list[JSON]]]
+    spec: StepSpec, opened: GameUpdate, state: GameState, played: Sequence[tuple[Turn, list[JSON]]]
 ) -> GameUpdate:
     """What a step writes, in one update: its opening (``opened``), then each answered turn's own
     events (its player's thought, any fallback) followed by what applying that turn logged

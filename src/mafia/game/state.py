@@ -1,25 +1,19 @@
-"""Graph state: the shared GameState, the input a user gives, and the player subgraph's schemas.
+"""Game state: the shared GameState, the input a user gives, and a turn's request.
 
 State is JSON-plain (dicts, lists, strings) so checkpoints, Studio and the JSONL logs all read it
 without custom serializers. The event log is the single source of truth; the other game fields are
-small derived values kept beside it deliberately so routers stay O(1).
+small derived values kept beside it deliberately so routers stay O(1). How the graph stores the
+two append-only fields (``events``, ``prompts``) is the graph's (mafia.graph): this package knows
+nothing of LangGraph.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Any, Literal, NotRequired
 
-from langgraph.channels.delta import DeltaChannel
 from typing_extensions import TypedDict
 
 JSON = dict[str, Any]
-
-
-def append_events(log: list[JSON], batches: Sequence[list[JSON]]) -> list[JSON]:
-    """Fold batches of new entries onto an append-only log (batching-invariant, as DeltaChannel
-    requires): the event log and the prompt records."""
-    return [*log, *(event for batch in batches for event in batch)]
 
 
 class SetupInput(TypedDict):
@@ -47,20 +41,25 @@ class OutputState(TypedDict):
     winner: str | None
 
 
-Step = Literal[
+StepName = Literal[
+    "setup",
     "night_zero",
-    "speeches",
-    "last_words",
+    "day_start",
+    "summary",
+    "speak",
+    "vote",
     "defense",
-    "night",
+    "revote",
+    "last_words",
+    "check_win",
+    "night_start",
     "mafia_round1",
     "mafia_round2",
-    "resolve",
-    "dawn",
-    "over",
+    "night_resolution",
+    "game_over",
 ]
-"""Where the game stands within its phase: what the routers read. Every node that moves the game
-on sets it; a turn's answer never does."""
+"""Every step of the turn sequence (one graph node each), by the one name the protocol table, the
+appliers, the state and the graph all use."""
 
 
 class GameState(TypedDict, total=False):
@@ -77,9 +76,9 @@ class GameState(TypedDict, total=False):
     """For people reading the state: the living players in seat order."""
     turn: str
     """For people reading the state: whose turn comes next, e.g. "Day 2 · speak · Player 4"."""
-    events: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
-    """The append-only event log (JSON-plain events); checkpoints store only the new events."""
-    prompts: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
+    events: list[JSON]
+    """The append-only event log (JSON-plain events): a node's update holds only its new events."""
+    prompts: list[JSON]
     """One record per finished turn (its prompt, attempts and choice), written in the same step as
     the turn's events, so a checkpoint holds exactly the records of the turns it holds. Kept out of
     the output: the run's log writer reads it and writes ``prompts.jsonl``."""
@@ -93,15 +92,16 @@ class GameState(TypedDict, total=False):
     """The last round that may start; a game still running after it is a draw."""
     phase: Literal["day", "night"]
     """Where ``check_win`` goes on to when nobody has won."""
-    step: Step
-    """The step within the phase that the routers read."""
+    step: StepName
+    """The step that comes next, named by the step that just ran (its appliers); the step's router
+    checks it against the followers its row declares."""
     opener: str | None
     """Who opened the current day's speeches (the next day starts one living seat further)."""
     queue: list[str]
     """Players still to act in the current sequential phase (speeches, defenses, Mafia Round 1)."""
     nominees: list[str]
     """Today's nominees in order of first nomination; the tied players during defense/revote."""
-    night_turns: list[JSON]
+    night_turns: list[Turn]
     """Tonight's finished Doctor and Detective turns, in seat order, until the night resolves."""
     pending_last_words: str | None
     """The player just voted out, who speaks last words next."""
@@ -117,6 +117,21 @@ GameUpdate = GameState
 it, so a misspelt ``step`` or a field the state lacks fails the type check."""
 
 
+class Turn(TypedDict):
+    """One finished turn, as the appliers read it: who answered what (a fallback's choice and
+    words where the answers were rejected)."""
+
+    id: str
+    order: int
+    player: str
+    action: str
+    choice: str | None
+    text: str | None
+    claim: str | None
+    reasoning: str
+    """The turn's private reasoning (a night action's event keeps it)."""
+
+
 class TurnRequest(TypedDict):
     """What a step asks of one player: the action and its legal options, computed once by the
     rules from the game state. The prompt lists ``options`` and ``commit`` checks the answer
@@ -129,33 +144,3 @@ class TurnRequest(TypedDict):
     options: list[str]
     game_over: bool
     order: int
-
-
-class PlayerTurnInput(TypedDict):
-    """The player subgraph's input: the game's log (JSON-plain), whose view it renders, and the
-    request."""
-
-    game_id: str
-    events: list[JSON]
-    request: TurnRequest
-
-
-class PlayerTurnOutput(TypedDict):
-    """The player subgraph's output: one finished turn, applied by the node that asked for it."""
-
-    turn: JSON
-
-
-class PlayerTurnState(PlayerTurnInput, PlayerTurnOutput):
-    """The player subgraph's private working state (never returned to the game). JSON-plain: a turn
-    stopped by a provider fault or an interrupt is checkpointed with it and goes on from there."""
-
-    prompt: JSON
-    messages: list[Any]
-    attempts: list[JSON]
-    answer: JSON | None
-    error: str | None
-    recalls: NotRequired[int]
-    """Recall calls made this turn (policies with recall); a call past the limit is refused."""
-    tool_call: NotRequired[JSON | None]
-    """The recall call waiting for its answer (``id``, ``query``), if the last call was one."""

@@ -1,17 +1,13 @@
 """The day's appliers: its opening, speeches, votes, defenses and last words, as typed updates.
 
-``day_start`` is a bookkeeping step; the ``record_*`` functions apply one turn and the tallies a
-vote's ballots, as the protocol table (mafia.protocol) says, inside the turn nodes (nodes/turns.py).
-Each sets ``step`` for the routers. The rules themselves live in mafia.rules.
+``open_day`` is a bookkeeping step; the ``record_*`` functions apply one turn and the tallies a
+vote's ballots, as the protocol table (mafia.game.protocol) says. Each sets ``step`` for the
+routers. The rules themselves live in mafia.game.rules.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from langgraph.runtime import Runtime
-
-from mafia.events import (
+from mafia.game.events import (
     Ballot,
     Count,
     DayStarted,
@@ -21,13 +17,9 @@ from mafia.events import (
     Speech,
     VoteRound,
 )
-from mafia.nodes.common import dump, parsed_log, readable, since_daybreak, table
-from mafia.prompt_pack import last_record, pack_all
-from mafia.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
-from mafia.state import JSON, GameState, GameUpdate
-
-if TYPE_CHECKING:
-    from mafia.runtime import GameContext
+from mafia.game.reading import chosen, dump, readable, since_daybreak, table
+from mafia.game.rules import VoteResult, first_speaker, resolve_revote, resolve_vote, speaking_order
+from mafia.game.state import GameState, GameUpdate, Turn
 
 
 def last_night_death(state: GameState) -> str | None:
@@ -37,12 +29,12 @@ def last_night_death(state: GameState) -> str | None:
     return death
 
 
-def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
-    """Open the next day: announce the night's death and fix the speaking order (or end in a draw);
-    under a policy with summaries, the summary of the days gone cold (``nodes.summary``)."""
+def open_day(state: GameState) -> GameUpdate:
+    """Open the next day: announce the night's death and fix the speaking order, the summary's
+    step next (or end in a draw once the round cap is passed)."""
     round_ = state["round"] + 1
     if round_ > state["round_cap"]:
-        return readable(state, {"winner": "draw", "step": "over"})
+        return readable(state, {"winner": "draw", "step": "game_over"})
     t = table(state)
     opener = first_speaker(state["opener"], t.living, t.names)
     order = speaking_order(opener, t.living)
@@ -52,29 +44,24 @@ def day_start(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:
         living=t.living,
         speaking_order=order,
     )
-    # The summariser's call and the run's context need the context package, which reads the
-    # protocol table this module is part of: imported when a day opens.
-    from mafia.nodes.summary import dawn_summary
-    from mafia.runtime import game_context
-
-    summary_events, records = dawn_summary(
-        [*parsed_log(state["game_id"], state["events"]), event], game_context(runtime), round_
-    )
     update: GameUpdate = {
         "round": round_,
         "phase": "day",
-        "step": "speeches",
+        "step": "summary",
         "opener": opener,
         "queue": order,
         "nominees": [],
-        "events": [*dump([event]), *summary_events],
+        "events": dump([event]),
     }
-    if records:
-        update["prompts"] = pack_all(records, last_record(state["game_id"], state["prompts"]))
     return readable(state, update)
 
 
-def record_speech(state: GameState, turn: JSON) -> GameUpdate:
+def to_speeches(state: GameState) -> GameUpdate:
+    """The summary's step without a summariser (the reference game's): the day's speeches follow."""
+    return {"step": "speak"}
+
+
+def record_speech(state: GameState, turn: Turn) -> GameUpdate:
     """Record a speech and its nomination; the next speaker sees it."""
     nomination = turn["choice"]
     speech = Speech(
@@ -87,14 +74,16 @@ def record_speech(state: GameState, turn: JSON) -> GameUpdate:
     nominees = list(state["nominees"])
     if nomination is not None and nomination not in nominees:
         nominees.append(nomination)
+    queue = [q for q in state["queue"] if q != turn["player"]]
     return {
         "events": dump([speech]),
-        "queue": [q for q in state["queue"] if q != turn["player"]],
+        "queue": queue,
         "nominees": nominees,
+        "step": "speak" if queue else "vote",
     }
 
 
-def _vote_round(state: GameState, revote: bool, result: VoteResult, turns: list[JSON]) -> VoteRound:
+def _vote_round(state: GameState, revote: bool, result: VoteResult, turns: list[Turn]) -> VoteRound:
     return VoteRound(
         round=state["round"],
         revote=revote,
@@ -107,24 +96,24 @@ def _vote_round(state: GameState, revote: bool, result: VoteResult, turns: list[
     )
 
 
-def tally_vote(state: GameState, turns: list[JSON]) -> GameUpdate:
+def tally_vote(state: GameState, turns: list[Turn]) -> GameUpdate:
     """Resolve the day's vote from its ballots in seat order."""
     return _tally(state, False, turns)
 
 
-def tally_revote(state: GameState, turns: list[JSON]) -> GameUpdate:
+def tally_revote(state: GameState, turns: list[Turn]) -> GameUpdate:
     """Resolve the revote among the tied from its ballots in seat order."""
     return _tally(state, True, turns)
 
 
-def _tally(state: GameState, revote: bool, turns: list[JSON]) -> GameUpdate:
+def _tally(state: GameState, revote: bool, turns: list[Turn]) -> GameUpdate:
     """A vote's outcome: an elimination, a tie going to defense and revote (a tied revote
     eliminates no one), or nothing."""
-    ballots = {t["player"]: t["choice"] for t in turns}
+    ballots = {t["player"]: chosen(t) for t in turns}
     resolve = resolve_revote if revote else resolve_vote
     result = resolve(ballots, state["nominees"])
     events = dump([_vote_round(state, revote, result, turns)])
-    update: GameUpdate = {"step": "night", "queue": []}
+    update: GameUpdate = {"step": "night_start", "queue": []}
     if result.eliminated is not None:
         events += dump([Elimination(round=state["round"], player=result.eliminated)])
         update |= {
@@ -139,17 +128,18 @@ def _tally(state: GameState, revote: bool, turns: list[JSON]) -> GameUpdate:
     return {**update, "events": events}
 
 
-def record_defense(state: GameState, turn: JSON) -> GameUpdate:
+def record_defense(state: GameState, turn: Turn) -> GameUpdate:
     """Record a tied player's defense."""
     event = DefenseSpeech(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")
     )
-    return {"events": dump([event]), "queue": [q for q in state["queue"] if q != turn["player"]]}
+    queue = [q for q in state["queue"] if q != turn["player"]]
+    return {"events": dump([event]), "queue": queue, "step": "defense" if queue else "revote"}
 
 
-def record_last_words(state: GameState, turn: JSON) -> GameUpdate:
+def record_last_words(state: GameState, turn: Turn) -> GameUpdate:
     """Record the eliminated player's last words."""
     event = LastWords(
         round=state["round"], speaker=turn["player"], text=turn["text"] or "", claim=turn.get("claim")
     )
-    return {"events": dump([event]), "pending_last_words": None, "step": "night"}
+    return {"events": dump([event]), "pending_last_words": None, "step": "check_win"}

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from mafia.game.actions import ActionKind
+
 SKIP = "skip"
 MIN_PLAYERS = 5
 MAX_PLAYERS = 16
@@ -36,6 +38,45 @@ class Role(StrEnum):
 Team = Literal["mafia", "town"]
 Winner = Literal["mafia", "town", "draw"]
 
+
+@dataclass(frozen=True)
+class RoleSpec:
+    """One role: its side, what it alone does at night, how a claim of it is worded, its playbook
+    and how many a table may hold."""
+
+    side: Team
+    night_action: ActionKind | None
+    """The action its holder takes alone each night, asked at nightfall beside the Mafia's first
+    proposal (None: none; the Mafia's kill is the team's own steps)."""
+    claim_words: str
+    """The words (a regular-expression alternation) by which a speech claims the role."""
+    at_most: int | None = None
+    """The most a table may hold (one: its night results are private to their one holder)."""
+    wakes: int = 0
+    """When its night action is asked among the roles that have one, lower first."""
+
+    def playbook(self, role: Role) -> str:
+        """Its playbook's template under prompts/."""
+        return f"playbooks/{role.value.lower()}"
+
+
+ROLES: dict[Role, RoleSpec] = {
+    Role.MAFIA: RoleSpec("mafia", None, r"mafia|mafioso|godfather|scum"),
+    Role.DETECTIVE: RoleSpec(
+        "town", ActionKind.INVESTIGATE, r"detective|cop|investigator|sheriff|seer", at_most=1, wakes=2
+    ),
+    Role.DOCTOR: RoleSpec(
+        "town", ActionKind.PROTECT, r"doctor|doc|medic|healer|nurse|protector", at_most=1, wakes=1
+    ),
+    Role.TOWN: RoleSpec(
+        "town", None, r"town(?:ie|sperson|sfolk|s ?person)?|villager|citizen|civilian|vanilla|vt"
+    ),
+}
+"""Every role's row, in seat-dealing order. A role is named once, here and in ``Role``."""
+
+CLAIMABLE: tuple[Role, ...] = (*(r for r in ROLES if ROLES[r].side == "town"), Role.MAFIA)
+"""The roles a speech may claim, the Town's first (the answer schema's order)."""
+
 # Mafia seats by table size; Detective and Doctor are one each, Town fills the rest.
 _DEFAULT_MAFIA = {5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3, 11: 3, 12: 3, 13: 3, 14: 4, 15: 4, 16: 4}
 
@@ -50,7 +91,7 @@ class ConfigError(ValueError):
 
 def team_of(role: Role) -> Team:
     """The side a role plays for."""
-    return "mafia" if role is Role.MAFIA else "town"
+    return ROLES[role].side
 
 
 @dataclass(frozen=True)
@@ -92,7 +133,8 @@ class GameConfig:
         return tuple(f"Player {k}" for k in range(1, self.players + 1))
 
 
-ROLE_FIELDS = ("mafia", "detective", "doctor", "town")
+ROLE_FIELDS = tuple(role.value.lower() for role in ROLES)
+"""The roles as a game's settings name them (``--roles doctor=1``)."""
 
 
 def parse_role_counts(spec: Mapping[str, int], players: int) -> RoleCounts:
@@ -144,11 +186,13 @@ def validate_config(config: GameConfig) -> None:
         )
     if counts.mafia < 1:
         raise ConfigError("roles.mafia", "at least 1 Mafia is required")
-    for name in ("detective", "doctor"):
-        # One of each at most: night results are private to their one holder (a second Doctor
-        # would learn the first's protection from the night's outcome record).
-        if getattr(counts, name) > 1:
-            raise ConfigError(f"roles.{name}", f"must be 0 or 1, got {getattr(counts, name)}")
+    for role, spec in ROLES.items():
+        # One Detective or Doctor at most: night results are private to their one holder (a
+        # second Doctor would learn the first's protection from the night's outcome record).
+        value = getattr(counts, role.value.lower())
+        if spec.at_most is not None and value > spec.at_most:
+            allowed = " or ".join(map(str, range(spec.at_most + 1)))
+            raise ConfigError(f"roles.{role.value.lower()}", f"must be {allowed}, got {value}")
     others = counts.total - counts.mafia
     if counts.mafia >= others:
         raise ConfigError(
@@ -326,7 +370,7 @@ def resolve_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str
     return KillDecision(target=choices[lowest], decided_by="lowest_seat")
 
 
-KillStep = Literal["mafia_round1", "mafia_round2", "resolve"]
+KillStep = Literal["mafia_round1", "mafia_round2", "night_resolution"]
 """What follows a Mafia answer: the next Round 1 proposal, Round 2, or the night's resolution."""
 
 
@@ -342,7 +386,7 @@ class KillProgress:
 
 def lone_kill(mafia: str, choice: str) -> KillProgress:
     """A lone living Mafia member chooses the kill directly; the night resolves."""
-    return KillProgress("resolve", KillDecision(target=choice, decided_by="direct"), {mafia: choice})
+    return KillProgress("night_resolution", KillDecision(target=choice, decided_by="direct"), {mafia: choice})
 
 
 def after_round1(proposals: Mapping[str, str], waiting: Collection[str]) -> KillProgress:
@@ -353,13 +397,13 @@ def after_round1(proposals: Mapping[str, str], waiting: Collection[str]) -> Kill
     agreed = agreed_target(proposals)
     if agreed is None:
         return KillProgress("mafia_round2")
-    return KillProgress("resolve", KillDecision(target=agreed, decided_by="round1"), dict(proposals))
+    return KillProgress("night_resolution", KillDecision(target=agreed, decided_by="round1"), dict(proposals))
 
 
 def after_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str]) -> KillProgress:
     """After Round 2 (every living Mafia member answers once): the kill as ``resolve_round2``
     decides it; the night resolves."""
-    return KillProgress("resolve", resolve_round2(choices, mafia_in_seat_order), dict(choices))
+    return KillProgress("night_resolution", resolve_round2(choices, mafia_in_seat_order), dict(choices))
 
 
 # ---- night, deaths, winners, order ---------------------------------------------------------
