@@ -1,6 +1,6 @@
 """Headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``):
 no port, no websocket and no package beyond the standard library. Enough for page tests: open a
-page, evaluate script, click like a mouse, take a screenshot, and list the requests it made."""
+page, evaluate script, click like a mouse, press keys, take a screenshot, and list the requests it made."""
 
 from __future__ import annotations
 
@@ -31,6 +31,18 @@ DEADLINE = 60.0  # seconds any one reply may take before the browser counts as h
 def find_chromium() -> str | None:
     """Debian's chromium (scripts/system_deps.sh installs it), if it is on this machine."""
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def chromium_or_skip() -> str:
+    """Debian's chromium, or the calling test skipped saying why it is missing."""
+    import pytest
+
+    found = find_chromium()
+    if found is None:
+        pytest.skip(
+            "no chromium: scripts/system_deps.sh (run by `make test`) could not install it with apt-get"
+        )
+    return found
 
 
 class Browser:
@@ -148,6 +160,24 @@ class Browser:
             self.call(
                 "Input.dispatchMouseEvent",
                 {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
+            )
+
+    def press(self, key: str) -> None:
+        """Press and release one key on the keyboard, as the page's focused element gets it:
+        ``key`` is a DOM key name (``ArrowRight``, ``Home``, `` `` for the space bar, ``]``)."""
+        codes = {" ": ("Space", 32), "ArrowRight": ("ArrowRight", 39), "ArrowLeft": ("ArrowLeft", 37)}
+        codes |= {
+            "Home": ("Home", 36),
+            "End": ("End", 35),
+            "]": ("BracketRight", 221),
+            "[": ("BracketLeft", 219),
+        }
+        code, number = codes[key]
+        text = {"text": key} if len(key) == 1 else {}
+        for kind in ("keyDown", "keyUp"):
+            self.call(
+                "Input.dispatchKeyEvent",
+                {"type": kind, "key": key, "code": code, "windowsVirtualKeyCode": number, **text},
             )
 
     def screenshot(self, path: Path) -> Path:

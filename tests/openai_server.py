@@ -5,7 +5,8 @@ request bodies and headers are kept, and ``hang`` picks requests that are held w
 (a server that stops answering) until the server stops, and ``spoil`` picks requests answered
 with text that is no JSON (a bad answer, rejected and re-asked). Each answer reports its usage as OpenAI
 does (``usage`` with ``prompt_tokens_details.cached_tokens``) and as llama.cpp does (``timings``
-with ``cache_n`` and ``prompt_n``); the figures reported are kept in ``reported``.
+with ``cache_n``, ``prompt_n`` and the milliseconds spent, ``prompt_ms`` and ``predicted_ms``); the
+figures reported are kept in ``reported``.
 """
 
 from __future__ import annotations
@@ -139,7 +140,13 @@ class OpenAIServer:
             "total_tokens": prompt + completion,
             "prompt_tokens_details": {"cached_tokens": cached},
         }
-        timings = {"cache_n": cached, "prompt_n": prompt - cached, "predicted_n": completion}
+        timings = {
+            "cache_n": cached,
+            "prompt_n": prompt - cached,
+            "predicted_n": completion,
+            "prompt_ms": (prompt - cached) * 0.5,  # as a fast CPU server would take
+            "predicted_ms": completion * 20.0,
+        }
         with self.lock:
             self.reported.append((usage, timings))
         return {"usage": usage, "timings": timings}

@@ -13,7 +13,15 @@ from mafia.runner import run_game
 from openai_server import openai_server
 
 GAME = {"seed": 4, "players": 5, "round_cap": 3}
-USAGE_KEYS = {"prompt_tokens", "completion_tokens", "cached_tokens", "cache_n", "prompt_n"}
+USAGE_KEYS = {
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "cache_n",
+    "prompt_n",
+    "prompt_ms",
+    "predicted_ms",
+}
 
 
 def _records(folder: Path) -> list[dict[str, Any]]:
@@ -38,6 +46,8 @@ def test_each_attempt_records_the_usage_its_provider_reported(tmp_path: Path) ->
             "cached_tokens": usage["prompt_tokens_details"]["cached_tokens"],
             "cache_n": timings["cache_n"],
             "prompt_n": timings["prompt_n"],
+            "prompt_ms": timings["prompt_ms"],
+            "predicted_ms": timings["predicted_ms"],
         }
         for usage, timings in server.reported
     ]

@@ -27,7 +27,9 @@ PRICE_KEYS = ("input", "cached_input", "output")
 class Cost:
     """A run's cost figures (``reported_*`` None where no call had provider figures, which cover
     ``reported_calls`` calls; ``money`` None without prices; ``seconds`` None when the run recorded
-    none). ``rejections`` are the re-asks by the kind of the rejection that caused each."""
+    none). ``rejections`` are the re-asks by the kind of the rejection that caused each.
+    ``reported_seconds`` is the time the provider says it spent on the calls (llama.cpp's prompt
+    evaluation and generation)."""
 
     calls: int = 0
     recalls: int = 0
@@ -43,6 +45,7 @@ class Cost:
     reported_prompt: int | None = None
     reported_cached: int | None = None
     reported_completion: int | None = None
+    reported_seconds: float | None = None
     reported_calls: int = 0
     seconds: float | None = None
     money: float | None = None
@@ -63,6 +66,16 @@ def _reported(attempts: list[Mapping[str, Any]], key: str) -> int | None:
     values = [(a.get("provider_usage") or {}).get(key) for a in attempts]
     found = [v for v in values if isinstance(v, int)]
     return sum(found) if found else None
+
+
+def _reported_seconds(attempts: list[Mapping[str, Any]]) -> float | None:
+    """The seconds the provider reported spending on the calls that report them, or None."""
+    spent = [
+        sum(usage.get(key) or 0.0 for key in ("prompt_ms", "predicted_ms"))
+        for usage in ((a.get("provider_usage") or {}) for a in attempts)
+        if usage.get("prompt_ms") is not None or usage.get("predicted_ms") is not None
+    ]
+    return sum(spent) / 1000 if spent else None
 
 
 def _reporting(attempts: list[Mapping[str, Any]]) -> int:
@@ -104,6 +117,7 @@ def cost_of(
         reported_prompt=_reported(attempts, "prompt_tokens"),
         reported_cached=_reported(attempts, "cached_tokens"),
         reported_completion=_reported(attempts, "completion_tokens"),
+        reported_seconds=_reported_seconds(attempts),
         reported_calls=_reporting(attempts),
         seconds=seconds,
         money=money,

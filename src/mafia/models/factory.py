@@ -240,7 +240,8 @@ def keep_reply(response: httpx.Response) -> None:
 def provider_usage(body: Mapping[str, Any] | None, message: Any = None) -> dict[str, Any] | None:
     """The usage a provider reported for one call, or None when it reported nothing: OpenAI's
     ``usage`` (with ``prompt_tokens_details.cached_tokens``) and llama.cpp's ``timings``
-    (``cache_n``, the prompt tokens served from its cache, and ``prompt_n``), each None where
+    (``cache_n``, the prompt tokens served from its cache, ``prompt_n``, and the milliseconds it
+    spent evaluating the prompt, ``prompt_ms``, and generating, ``predicted_ms``), each None where
     absent. Without a kept body, the usage a chat model put in its message's metadata."""
     usage: Any = (body or {}).get("usage")
     timings: Any = (body or {}).get("timings")
@@ -259,7 +260,16 @@ def provider_usage(body: Mapping[str, Any] | None, message: Any = None) -> dict[
         "cache_n": timings.get("cache_n"),
         "prompt_n": timings.get("prompt_n"),
     }
-    return {key: value if isinstance(value, int) else None for key, value in found.items()}
+    counts = {key: value if isinstance(value, int) else None for key, value in found.items()}
+    times = {key: timings.get(key) for key in ("prompt_ms", "predicted_ms")}
+    return {**counts, **{key: _milliseconds(value) for key, value in times.items()}}
+
+
+def _milliseconds(value: Any) -> float | None:
+    """A reported duration in milliseconds, rounded to one microsecond; None if it is no number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return round(float(value), 3)
 
 
 def reply_content(body: Mapping[str, Any] | None) -> str:

@@ -121,7 +121,7 @@ def write_page(folder: RunFolder, view: View, day: int | None, out: Path) -> Non
 
     if out.is_dir():
         raise ReplayError(f"--html {out}: is a folder; give a file name such as replay.html")
-    if out.exists() and GENERATOR not in _head(out):
+    if out.exists() and GENERATOR not in file_head(out):
         raise ReplayError(
             f"--html {out}: exists and is not a replay page; move it away or choose another file"
         )
@@ -143,7 +143,8 @@ def write_page(folder: RunFolder, view: View, day: int | None, out: Path) -> Non
         raise ReplayError(f"--html {out}: cannot be written ({exc.strerror or exc})") from None
 
 
-def _head(path: Path) -> str:
+def file_head(path: Path) -> str:
+    """The first 2 KiB of a file as text ("" if it cannot be read): where a page's generator is."""
     try:
         with path.open("rb") as handle:
             return handle.read(2048).decode("utf-8", "replace")

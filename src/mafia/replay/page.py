@@ -1,6 +1,8 @@
 """The replay as one self-contained HTML page: a day-by-day timeline, speeches with nominations and
 claims, vote tables, deaths, and a switch that shows or hides the private entries (night actions,
-thoughts, roles). Styles and script are inlined and nothing is loaded, so the file opens offline.
+thoughts, roles). A playback reveals the game event by event (play, pause, step forward and back,
+speed; from the keyboard too), passing over the private events while they are hidden. Styles and
+script are inlined and nothing is loaded, so the file opens offline.
 
 The wording of announcements, vote tables and night outcomes is the terminal view's
 (``mafia.display``); this module only lays them out as HTML."""
@@ -24,9 +26,24 @@ from mafia.display import (
 )
 from mafia.game import events as ev
 from mafia.game.rules import Role
+from mafia.html_page import document
 from mafia.run_record import shown
 
 GENERATOR = '<meta name="generator" content="mafia replay">'  # marks a page this module wrote
+
+# The playback's controls; page.js drives them and their keys (named in each title).
+PLAYBACK = (
+    '<div class="playback" id="playback" role="toolbar" aria-label="Playback">'
+    '<button type="button" id="pb-start" title="Back to the first event (Home)">|&#9664;</button>'
+    '<button type="button" id="pb-back" title="Step back one event (Left arrow)">&#9664;</button>'
+    '<button type="button" id="pb-play" title="Play or pause (Space)">&#9654; Play</button>'
+    '<button type="button" id="pb-next" title="Step forward one event (Right arrow)">&#9654;</button>'
+    '<button type="button" id="pb-end" title="Show the whole game (End)">&#9654;|</button>'
+    '<label for="pb-speed">Speed</label><select id="pb-speed" title="Events a second ([ and ] to change)">'
+    '<option value="0.5">0.5/s</option><option value="1" selected>1/s</option>'
+    '<option value="2">2/s</option><option value="4">4/s</option><option value="8">8/s</option></select>'
+    '<span id="pb-where" aria-live="polite"></span></div>'
+)
 
 
 @dataclass
@@ -67,6 +84,7 @@ def render_page(
         )
     else:
         head.append('<p class="note">Public view: this page holds only what the whole table saw.</p>')
+    head.append(PLAYBACK)
     head.append(_timeline(sections))
     body = "\n".join(
         f'<section id="{s.key}" class="{s.kind}"><h2>{escape(s.title)}</h2>\n'
@@ -74,38 +92,14 @@ def render_page(
         + "\n</section>"
         for s in sections
     )
-    return _PAGE.format(
-        title=escape(title),
+    return document(
+        title=f"Mafia replay: {title}",
         generator=GENERATOR,
         css=_asset("page.css"),
-        js=_asset("page.js"),
         header="\n".join(head),
         main=body,
+        js=_asset("page.js"),
     )
-
-
-_PAGE = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-{generator}
-<title>Mafia replay: {title}</title>
-<style>
-{css}</style>
-</head>
-<body>
-<header>
-{header}
-</header>
-<main>
-{main}
-</main>
-<script>
-{js}</script>
-</body>
-</html>
-"""
 
 
 def _asset(name: str) -> str:
@@ -133,6 +127,7 @@ def _timeline(sections: Sequence[Section]) -> str:
 
 def _sections(events: Iterable[ev.EventBase], roles: Mapping[str, Role]) -> list[Section]:
     sections: list[Section] = []
+    step = 0
     for event in events:
         if isinstance(event, ev.GameStarted):
             continue
@@ -142,7 +137,8 @@ def _sections(events: Iterable[ev.EventBase], roles: Mapping[str, Role]) -> list
             if key == "night-0":
                 sections[-1].parts.append(f'<p class="entry quiet">{escape(NIGHT_ZERO)}</p>')
         section = sections[-1]
-        section.parts.append(_entry(event, roles))
+        section.parts.append(_step(event, roles, step))
+        step += 1
         summary = _summary(event)
         if summary:
             section.summary = summary
@@ -199,6 +195,14 @@ def _badges(claim: Role | None, nomination: str | None = None) -> str:
     if nomination:
         out += f'<span class="badge nomination">nominates {escape(nomination)}</span>'
     return out
+
+
+def _step(event: ev.EventBase, roles: Mapping[str, Role], number: int) -> str:
+    """One event as a step of the playback: revealed in order, one at a time; a step seen by no
+    one but some players is marked so the playback passes over it while private entries are
+    hidden."""
+    private = " private-step" if event.AUDIENCE is not None else ""
+    return f'<div class="step{private}" data-step="{number}">{_entry(event, roles)}</div>'
 
 
 def _entry(event: ev.EventBase, roles: Mapping[str, Role]) -> str:

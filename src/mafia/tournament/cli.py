@@ -71,6 +71,13 @@ def tournament(
             "--id", help="The tournament's id; by default one derived from the arguments.", show_default=False
         ),
     ] = None,
+    self_play: Annotated[
+        bool,
+        typer.Option(
+            "--self-play",
+            help="Also play each deal once with each model alone at the table: shown apart, never rated.",
+        ),
+    ] = False,
     server: ServerOption = None,
     quiet: ProgressOption = False,
 ) -> None:
@@ -115,6 +122,7 @@ def tournament(
         "round_cap": round_cap,
         "max_retries": max_retries,
         "server": server,
+        "self_play": self_play,
         "progress": not quiet,
         "on_start": started,
     }
@@ -130,11 +138,23 @@ def report(
         Path | None,
         typer.Option(help="Folder of the report (default FOLDER/report).", show_default=False),
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="Also write the tournament as one self-contained page, with every game's replay "
+            "page in replays/ beside it.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Write the tournament's report: report.md, ratings.png and standings.json."""
+    """Write the tournament's report: report.md, ratings.png and standings.json, and with --html
+    a page of it all linking every game's replay."""
     from mafia.tournament.report import write_report  # matplotlib only when a report is written
 
-    print_report(write_report, folder, out)
+    print_report(lambda where, to: write_report(where, to, html), folder, out)
+    if html is not None:
+        print(f"Page: {html}")
 
 
 def _print_standings(summary: JSON) -> None:

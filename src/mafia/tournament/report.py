@@ -12,6 +12,7 @@ from pathlib import Path
 from mafia.arena.report import num, pct, table
 from mafia.arena.spec import ArenaError, write_json
 from mafia.game.state import JSON
+from mafia.tournament.page_files import write_page
 from mafia.tournament.plot import ratings_plot
 from mafia.tournament.ratings import ROLES
 from mafia.tournament.results import load_tournament
@@ -162,13 +163,17 @@ def render(s: JSON, request: JSON, plot: str, title: str) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def write_report(folder: str | Path, out_dir: str | Path | None = None) -> Path:
+def write_report(
+    folder: str | Path, out_dir: str | Path | None = None, html: str | Path | None = None
+) -> Path:
     """Write the tournament's report (``report.md``, ``ratings.png`` and ``standings.json``) to
-    ``out_dir`` (by default ``FOLDER/report``) and return the page's path. ArenaError (one line)
-    for a folder that is no tournament or has no finished game."""
+    ``out_dir`` (by default ``FOLDER/report``) and, when ``html`` names a file, the page there with
+    every game's replay page in ``replays/`` beside it; return the report's path. ArenaError (one
+    line) for a folder that is no tournament or has no finished game, or a page that cannot be
+    written."""
     folder = Path(folder)
     tournament = load_tournament(folder)
-    if not tournament.tables:
+    if not any(not t.self_play for t in tournament.tables):
         raise ArenaError(
             f"{folder}: no finished game to report on yet ({len(tournament.unfinished)} to play)"
         )
@@ -181,5 +186,8 @@ def write_report(folder: str | Path, out_dir: str | Path | None = None) -> Path:
     write_json(out / STANDINGS_FILE, s)
     plot = ratings_plot(s["ratings"], s["models"], out / PLOT_FILE)
     page = out / REPORT_FILE
-    page.write_text(render(s, tournament.request, plot.name, folder.resolve().name), encoding="utf-8")
+    title = folder.resolve().name
+    page.write_text(render(s, tournament.request, plot.name, title), encoding="utf-8")
+    if html is not None:
+        write_page(tournament, s, Path(html), title)
     return page

@@ -10,25 +10,50 @@ from pathlib import Path
 
 from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
-from mafia.call_kinds import SUMMARY_ACTION, kinds_of
+from mafia.call_kinds import SUMMARY_ACTION
+from mafia.cost import Cost, cost_of
 from mafia.game.state import JSON
 from mafia.tournament.spec import KIND
 
 COSTS = ("calls", "recalls", "tokens", "billed_tokens", "reasks", "fallbacks")
+"""Each model's figures per game, from ``mafia.cost``: calls (every attempt, recall searches among
+them), recall searches, tokens sent and output, billed-equivalent tokens, re-asks and fallbacks;
+``server_seconds`` (the provider's own time, None where it reported none) comes beside them."""
 
 
 @dataclass(frozen=True)
 class TableResult:
     """One finished game: its run id, its deal's seed, the winner (town, mafia or draw), each seat's
-    model label and role in seat order, each model's costs over its seats, and the summariser's
-    (a policy with summaries: calls and billed tokens of no seat)."""
+    model label and role in seat order, each model's costs over its seats, the summariser's (a
+    policy with summaries: calls and billed tokens of no seat), the role of each player the Town
+    exiled by vote (in order) and the rounds played."""
 
     game: str
     seed: int
     winner: str
     seats: tuple[tuple[str, str], ...]
-    costs: dict[str, dict[str, float]] = field(default_factory=dict)
+    costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
     summaries: dict[str, float] = field(default_factory=dict)
+    exiled: tuple[str, ...] = ()
+    rounds: int = 0
+
+    @property
+    def self_play(self) -> bool:
+        """Whether one model held every seat: a game shown apart and never rated."""
+        return len({label for label, _ in self.seats}) == 1
+
+
+def _figures(cost: Cost) -> dict[str, float | None]:
+    """The figures of ``COSTS`` and ``server_seconds`` of one model's calls in one game."""
+    return {
+        "calls": cost.calls,
+        "recalls": cost.recalls,
+        "tokens": cost.tokens_sent + cost.output_tokens,
+        "billed_tokens": cost.billed_equivalent,
+        "reasks": cost.reasks,
+        "fallbacks": sum(cost.fallbacks.values()),
+        "server_seconds": cost.reported_seconds,
+    }
 
 
 def side_of(role: str) -> str:
@@ -66,7 +91,7 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
     if set(roles) != set(players):
         raise ArenaError(f"{folder}/events.jsonl: the roles revealed at the end are not the players'")
     label_of = dict(zip(players, labels, strict=True))
-    costs = {label: dict.fromkeys(COSTS, 0.0) for label in labels}
+    records: dict[str, list[JSON]] = {label: [] for label in labels}
     summaries = {"calls": 0.0, "billed_tokens": 0.0}
     for number, record in enumerate(read_prompts(folder / "prompts.jsonl"), start=1):
         attempts = record.get("attempts", [])
@@ -77,20 +102,13 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
             continue
         if record["player"] not in label_of:
             raise ArenaError(f"{folder}/prompts.jsonl: record {number} names no player of the game")
-        spent = costs[label_of[record["player"]]]
-        kinds = kinds_of([record])
-        spent["calls"] += len(attempts)
-        spent["recalls"] += kinds.recalls
-        spent["reasks"] += kinds.reasks
-        spent["fallbacks"] += bool(record.get("fallback"))
-        spent["billed_tokens"] += billed
-        for a in attempts:
-            spent["tokens"] += sum(
-                int(a.get(k) or 0) for k in ("prompt_tokens", "schema_tokens", "output_tokens")
-            )
+        records[label_of[record["player"]]].append(record)
+    costs = {label: _figures(cost_of(spent)) for label, spent in records.items()}
     seats = tuple((label, roles[name]) for label, name in zip(labels, players, strict=True))
     seed = int(read_json(folder / RESULT_FILE)["seed"])
-    return TableResult(game, seed, str(over["winner"]), seats, costs, summaries)
+    exiled = tuple(roles[e["player"]] for e in events if e.get("type") == "elimination")
+    rounds = max((int(e.get("round") or 0) for e in events), default=0)
+    return TableResult(game, seed, str(over["winner"]), seats, costs, summaries, exiled, rounds)
 
 
 def load_tournament(folder: str | Path) -> Tournament:

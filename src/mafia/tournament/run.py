@@ -34,6 +34,7 @@ def run_tournament(
     server: str | None = None,
     progress: bool = False,
     passes: int = PASSES,
+    self_play: bool = False,
     on_start: Callable[[Path, int], None] | None = None,
     stop: Event | None = None,
 ) -> JSON:
@@ -47,6 +48,8 @@ def run_tournament(
     models). Without ``tournament_id`` the id is derived from the ask, so the same call resumes a
     stopped tournament; ``on_start``, ``stop``, ``server`` and KeyboardInterrupt behave as in
     ``run_arena``. ``passes`` is the number of random game orders the ratings average over.
+    ``self_play`` also plays each deal once with each model alone at the table (shown apart, never
+    rated).
     """
     if passes < 1:
         raise ArenaError(f"passes: must be 1 or more, got {passes}")
@@ -59,6 +62,7 @@ def run_tournament(
         roles=roles,
         round_cap=round_cap,
         max_retries=max_retries,
+        self_play=self_play,
     )
     folder, played = play_ask(
         spec,

@@ -3,7 +3,8 @@
 A tournament plays ``games`` games of one table size with one context policy. Each deal (a seed)
 is played once per model, each time another model holding the Mafia (``seating``), so the games
 of one deal are paired: the same deal, the models swapped. Its games live where an arena's do,
-``games/<policy>/turn-<k>/seed-<seed>/`` (``turn-<k>``: the deal's k-th seating), and arena.json
+``games/<policy>/turn-<k>/seed-<seed>/`` (``turn-<k>``: the deal's k-th seating; ``self-<k>``:
+model k alone at the table, when self-play is asked), and arena.json
 records, beside the arena's fields, which model held each seat of every game.
 """
 
@@ -25,16 +26,18 @@ KIND = "tournament"
 @dataclass(frozen=True)
 class Table:
     """One game of a tournament: its deal's seed, its seating's turn, and the model of each seat
-    (in seat order)."""
+    (in seat order); a self-play game (``self_play``) seats model ``turn`` in every seat."""
 
     seed: int
     turn: int
     seats: tuple[Contestant, ...]
+    self_play: bool = False
 
     @property
     def label(self) -> str:
-        """The folder of the seating under the policy's folder."""
-        return f"turn-{self.turn}"
+        """The folder of the seating under the policy's folder: ``turn-<k>``, or ``self-<k>`` for
+        model k's self-play game."""
+        return f"{'self' if self.self_play else 'turn'}-{self.turn}"
 
     def contestant(self) -> Contestant:
         """The game's models as an arena contestant: every seat given its model."""
@@ -48,7 +51,11 @@ class Table:
 @dataclass(frozen=True)
 class TournamentSpec(ArenaSpec):
     """An arena of mixed tables: ``contestants`` are the models seated together, ``policies`` the
-    one context policy every seat plays with, ``games`` the number of games (not of seeds)."""
+    one context policy every seat plays with, ``games`` the number of mixed games (not of seeds).
+    With ``self_play`` each deal is also played once by each model alone in every seat: games
+    shown apart and never rated, on top of ``games``."""
+
+    self_play: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -94,6 +101,9 @@ class TournamentSpec(ArenaSpec):
             for turn in range(models):
                 order = seating(deal, models, turn)
                 yield Table(seed, turn, tuple(self.contestants[k] for k in order))
+            if self.self_play:
+                for turn, contestant in enumerate(self.contestants):
+                    yield Table(seed, turn, (contestant,) * len(deal), self_play=True)
 
     def games_in(self, arena_dir: Path) -> Iterator[GameSlot]:
         """Every game of the tournament as an arena game."""
@@ -108,6 +118,8 @@ class TournamentSpec(ArenaSpec):
         return {
             **super().record(),
             "kind": KIND,
+            # Only when asked: the tournaments asked without it keep the ids they had.
+            **({"self_play": True} if self.self_play else {}),
             "seating": {
                 f"{policy}/{t.label}/seed-{t.seed}": [c.label for c in t.seats] for t in self.tables()
             },

@@ -74,21 +74,88 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def costs(tables: Sequence[TableResult], labels: Sequence[str]) -> JSON:
     """Per model: its seats' calls (recall searches among them), tokens, billed tokens, re-asks and
-    fallbacks per game it sat in, and its seats per game."""
+    fallbacks per game it sat in, its seats per game, and per call its tokens, billed tokens,
+    re-asks, fallbacks and the seconds its provider reported (``server_seconds``, None where no
+    call reported any)."""
     out: JSON = {}
     for label in labels:
-        played = [t for t in tables if label in t.costs]
+        spent = [t.costs[label] for t in tables if label in t.costs]
+        totals = {key: sum(float(c[key] or 0) for c in spent) for key in COSTS}
+        timed = [c for c in spent if c.get("server_seconds") is not None]
+        calls = totals["calls"]
+        per_call: JSON = {key: totals[key] / calls if calls else None for key in COSTS if key != "calls"}
+        timed_calls = sum(float(c["calls"] or 0) for c in timed)
+        per_call["server_seconds"] = (
+            sum(float(c["server_seconds"] or 0) for c in timed) / timed_calls if timed_calls else None
+        )
         out[label] = {
-            "games": len(played),
-            "seats_per_game": _mean([sum(1 for s, _ in t.seats if s == label) for t in played]),
-            **{key: _mean([t.costs[label][key] for t in played]) for key in COSTS},
+            "games": len(spent),
+            "seats_per_game": _mean(
+                [sum(1 for s, _ in t.seats if s == label) for t in tables if label in t.costs]
+            ),
+            **{key: _mean([float(c[key] or 0) for c in spent]) for key in COSTS},
+            "per_call": per_call,
         }
     return out
 
 
+def deception_detection(tables: Sequence[TableResult], labels: Sequence[str]) -> JSON:
+    """Per model, over mixed games: ``deception``, the share of the games it held the Mafia seats
+    in that the Mafia won; ``detection``, the share of the players the Town exiled by vote in the
+    games it held Town seats in who were Mafia (each with its Wilson interval)."""
+    out: JSON = {}
+    for label in labels:
+        as_mafia = [t for t in tables if (label, "Mafia") in t.seats]
+        on_town = [t for t in tables if any(s == label and r != "Mafia" for s, r in t.seats)]
+        exiled = [role for t in on_town for role in t.exiled]
+        out[label] = {
+            "deception": _share(sum(t.winner == "mafia" for t in as_mafia), len(as_mafia)),
+            "detection": _share(sum(role == "Mafia" for role in exiled), len(exiled)),
+        }
+    return out
+
+
+def self_play(tables: Sequence[TableResult], labels: Sequence[str]) -> JSON:
+    """Per model, over its games alone at the table: the games, the winners, the rounds and its
+    calls and tokens per game."""
+    out: JSON = {}
+    for label in labels:
+        alone = [t for t in tables if t.seats[0][0] == label]
+        winners = Counter(t.winner for t in alone)
+        out[label] = {
+            "games": len(alone),
+            "winners": {side: winners.get(side, 0) for side in ("town", "mafia", "draw")},
+            "mafia_won": _share(winners.get("mafia", 0), len(alone)),
+            "rounds": _mean([t.rounds for t in alone]),
+            "calls": _mean([float(t.costs[label]["calls"] or 0) for t in alone]),
+            "tokens": _mean([float(t.costs[label]["tokens"] or 0) for t in alone]),
+        }
+    return out
+
+
+def game_list(tables: Sequence[TableResult]) -> list[JSON]:
+    """Every finished game: run id, deal, who held the Mafia (the model alone at the table in
+    self-play), winner, rounds and whether it was self-play."""
+    return [
+        {
+            "game": t.game,
+            "seed": t.seed,
+            "mafia": next((label for label, role in t.seats if role == "Mafia"), None),
+            "models": sorted({label for label, _ in t.seats}),
+            "winner": t.winner,
+            "rounds": t.rounds,
+            "self_play": t.self_play,
+        }
+        for t in tables
+    ]
+
+
 def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
-    """Everything the report shows, JSON-ready."""
-    request, tables, labels = tournament.request, tournament.tables, tournament.models
+    """Everything the report shows, JSON-ready. Self-play games are kept apart: every rating,
+    rate, head-to-head result and cost is of the mixed games alone."""
+    request, labels = tournament.request, tournament.models
+    tables = [t for t in tournament.tables if not t.self_play]
+    alone = [t for t in tournament.tables if t.self_play]
     winners = Counter(t.winner for t in tables)
     return {
         "tournament": request.get("id"),
@@ -101,10 +168,13 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
         "winners": {side: winners.get(side, 0) for side in ("town", "mafia", "draw")},
         "ratings": rate_tables(tables, passes),
         "win_rates": win_rates(tables, labels),
+        "deception_detection": deception_detection(tables, labels),
         "head_to_head": head_to_head(tables, labels),
         "seats": seats_by_role(tables, labels),
         "costs": costs(tables, labels),
         "summaries": {
             key: _mean([t.summaries.get(key, 0.0) for t in tables]) for key in ("calls", "billed_tokens")
         },
+        "self_play": self_play(alone, labels) if request.get("self_play") else None,
+        "game_list": game_list(tournament.tables),
     }
