@@ -27,8 +27,8 @@ from mafia.arena.spec import (
     write_json,
 )
 from mafia.arena.summary import basic_summary
-from mafia.runner import RunLog
 from mafia.game.state import JSON
+from mafia.runner import RunLog
 
 QUEUE_FILE = "queued.json"
 ACTIVE = ("pending", "running")
