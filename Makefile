@@ -5,7 +5,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LINT_PATHS := src tests $(wildcard bench)
 
-.PHONY: test play lint typecheck pytest system-deps bytecode bench clean
+SERVER_VENV := .venv-server
+SERVER_STAMP := $(SERVER_VENV)/.installed
+
+.PHONY: test play lint typecheck pytest system-deps bytecode bench clean server-venv serve
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,7 +41,23 @@ system-deps:
 # processes, servers and timeouts it tests, and the extra worker keeps the cores busy meanwhile.
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 
-pytest: $(STAMP) system-deps bytecode
+# The server extra in an environment of its own (it pins another langgraph-api than the dev extra's
+# `langgraph dev`); never fails the run: the tests that need it are skipped, saying why.
+$(SERVER_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(SERVER_VENV)
+	$(SERVER_VENV)/bin/pip install --quiet --upgrade pip
+	$(SERVER_VENV)/bin/pip install --quiet --no-compile -e '.[server]' && touch $(SERVER_STAMP) \
+		|| echo "server-venv: the server extra could not be installed (its tests are skipped)" >&2
+
+server-venv:
+	@$(MAKE) --no-print-directory $(SERVER_STAMP) || true
+
+# `make serve WORKERS_SERVE=4` with DATABASE_URI and REDIS_URI set: one server process.
+WORKERS_SERVE ?= 4
+serve: server-venv
+	$(SERVER_VENV)/bin/mafia serve --workers $(WORKERS_SERVE)
+
+pytest: $(STAMP) system-deps bytecode server-venv
 	LANGSMITH_TRACING=false $(BIN)/pytest -q -n $(WORKERS) --dist worksteal
 
 # The type check runs beside the bytecode and the tests, its lines whole among theirs: they leave
@@ -53,4 +72,4 @@ bench: $(STAMP)
 	LANGSMITH_TRACING=false $(BIN)/python bench/context_build.py
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) $(SERVER_VENV) build src/*.egg-info

@@ -48,4 +48,7 @@ if ! have initdb pg_ctl && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1
     apt_install postgresql
 fi
 
+# Redis for the LangGraph server's streams and heartbeats (mafia serve; tests/test_server_queue.py).
+have redis-server || apt_install redis-server
+
 exit 0

@@ -613,3 +613,38 @@ def runs(ctx: typer.Context, out: OutOption = "runs", checkpoint_dsn: DsnOption 
             console.print(f"    {cost_line(run_cost(out_dir / thread))}", soft_wrap=True)
             if command:
                 console.print(f"    {command}", soft_wrap=True)
+
+
+@app.command()
+def serve(
+    database_uri: Annotated[
+        str | None,
+        typer.Option(
+            envvar="DATABASE_URI",
+            help="The Postgres database of the runs (postgresql://...).",
+            show_default=False,
+        ),
+    ] = None,
+    redis_uri: Annotated[
+        str | None,
+        typer.Option(
+            envvar="REDIS_URI", help="The Redis of the runs' streams (redis://...).", show_default=False
+        ),
+    ] = None,
+    workers: Annotated[int, typer.Option(help="Games this process plays at once.")] = 4,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 2024,
+    log_level: Annotated[
+        str,
+        typer.Option(help="What the server logs: debug, info (runs start, end), warning, error."),
+    ] = "warning",
+) -> None:
+    """Serve the game graph on the LangGraph API server with Postgres and Redis (the server extra):
+    arenas and tournaments queue their games here (--server URL --queue). Start it again on the
+    same database and Redis (another port or machine) to add a process taking games from the same
+    queue; a process stopped or killed leaves its games to the others."""
+    from mafia.serve import check_serve
+    from mafia.serve import serve as run_server
+
+    database, redis = check_serve(database_uri, redis_uri, workers, log_level)
+    run_server(database, redis, workers, host, port, log_level)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
+from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph import END, START, StateGraph
 
@@ -55,6 +56,25 @@ def _node(name: StepName) -> Callable[..., GameUpdate]:
 NODES: dict[StepName, Callable[..., GameUpdate]] = {name: _node(name) for name in STEPS}
 
 
+class InlineRouter(Runnable[GameState, str]):
+    """A step's router, called where the step's writes are made, with nothing awaited in between.
+
+    LangGraph runs a plain function router of an async run (a server's) in a thread, after the
+    node's state writes and before its routing write; a run cancelled in that wait saves the
+    writes made so far with the cancel, and a resumed run takes the step as done: its turn
+    recorded, no step next. Called inline, a step's writes are all made or none are."""
+
+    def __init__(self, route: Callable[[GameState], str]) -> None:
+        self.route = route
+        self.name = route.__name__
+
+    def invoke(self, input: GameState, config: RunnableConfig | None = None, **kwargs: Any) -> str:
+        return self.route(input)
+
+    async def ainvoke(self, input: GameState, config: RunnableConfig | None = None, **kwargs: Any) -> str:
+        return self.route(input)
+
+
 def build_graph() -> StateGraph[GraphState, GameContext, InputState, OutputState]:
     """The game's graph builder, uncompiled: compile it with the checkpointer you want. Every
     conditional edge lists exactly the followers its row declares and its router checks, so
@@ -67,7 +87,7 @@ def build_graph() -> StateGraph[GraphState, GameContext, InputState, OutputState
     builder.add_edge(START, FIRST_STEP)
     for name, spec in STEPS.items():
         if spec.follows:
-            builder.add_conditional_edges(name, route(name), list(spec.follows))
+            builder.add_conditional_edges(name, InlineRouter(route(name)), list(spec.follows))
         else:
             builder.add_edge(name, END)
     return builder

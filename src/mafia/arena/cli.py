@@ -39,6 +39,19 @@ ServerOption = Annotated[
     ),
 ]
 ProgressOption = Annotated[bool, typer.Option(help="No progress bar; only the result.")]
+QueueOption = Annotated[
+    bool,
+    typer.Option(
+        help="Queue the games on the --server (mafia serve) as background runs, then follow them "
+        "there; Ctrl-C leaves them running."
+    ),
+]
+DetachOption = Annotated[bool, typer.Option(help="With --queue: return once the games are queued.")]
+CancelOption = Annotated[
+    bool, typer.Option(help="With --queue: Ctrl-C cancels the games on the server instead of leaving them.")
+]
+ArenaDirArgument = Annotated[Path, typer.Argument(help="The arena's folder (runs/arena-<id>).")]
+FOLLOW_S = 2.0  # seconds between two looks at the queued games
 
 
 arena_app = typer.Typer(
@@ -114,6 +127,9 @@ def arena(
         ),
     ] = None,
     server: ServerOption = None,
+    queue: QueueOption = False,
+    detach: DetachOption = False,
+    cancel: CancelOption = False,
     summariser: SummariserOption = None,
     quiet: ProgressOption = False,
 ) -> None:
@@ -144,7 +160,8 @@ def arena(
         "max_retries": max_retries,
         "arena_id": arena_id,
         "server": server,
-        "progress": not quiet,
+        "queue": queue,
+        "progress": not quiet and not queue,
     }
     if summariser is not None:  # an arena asked without one keeps its id (arena.json records it)
         known = [POLICIES[n] for n in names if n in POLICIES]  # an unknown name is refused by the arena
@@ -159,6 +176,9 @@ def arena(
         )
 
     summary = run_interruptibly(console, "arena", run_arena, {**arguments, "on_start": started})
+    if queue:
+        follow_queued(console, Path(summary["run"]["folder"]), detach, cancel)
+        return
     _print_summary(summary)
     exit_if_unfinished(console, summary)
 
@@ -231,3 +251,106 @@ def _print_summary(summary: JSON) -> None:
             soft_wrap=True,
         )
     console.print(f"Summary: {summary['run']['folder']}/{SUMMARY_FILE}", soft_wrap=True)
+
+
+def follow_queued(console: Console, folder: Path, detach: bool, cancel: bool) -> None:
+    """After queueing: say how to follow the games, or follow them here, writing each as it
+    finishes, until all have; Ctrl-C leaves them running on the server (or, with ``cancel``,
+    cancels them)."""
+    from mafia.arena.queued import cancel as cancel_games
+
+    console.print(
+        f"Queued on the server. `mafia arena status {folder}` shows where the games stand, "
+        f"`mafia arena collect {folder}` writes the finished ones.",
+        soft_wrap=True,
+    )
+    if detach:
+        return
+    try:
+        _collect_until_done(console, folder)
+    except KeyboardInterrupt:
+        if cancel:
+            console.print(f"Cancelled {cancel_games(folder)} runs; queue the arena again to go on.")
+        else:
+            console.print(
+                f"Detached: the games go on on the server; `mafia arena collect {folder}` writes them."
+            )
+        raise typer.Exit(code=130) from None
+
+
+def _collect_until_done(console: Console, folder: Path) -> None:
+    """Collect the finished games every few seconds, printing where they stand when it changes,
+    until every game is finished or stopped."""
+    import time
+
+    from mafia.arena.queued import collect as collect_games
+
+    shown = ""
+    while True:
+        progress = _queued(collect_games, folder)
+        line = progress.line()
+        if line != shown:
+            console.print(line, soft_wrap=True)
+            shown = line
+        if progress.finished + len(progress.stopped) >= progress.total:
+            break
+        time.sleep(FOLLOW_S)
+    for game, why in progress.stopped.items():
+        console.print(f"{game}: {why}; queue the arena again to go on", style="yellow", soft_wrap=True)
+    if progress.stopped:
+        raise typer.Exit(code=1)
+
+
+def _queued(look: Callable[..., Any], folder: Path, **options: Any) -> Any:
+    """``look(folder)`` (status or collect) with a bad folder or an unreachable server as one line."""
+    import httpx
+
+    from mafia.arena.spec import ArenaError
+
+    try:
+        return look(folder, **options)
+    except ArenaError as exc:
+        raise SettingError(str(exc)) from None
+    except httpx.HTTPError as exc:  # the server does not answer, or refuses
+        raise SettingError(f"{folder}: the arena's server fails ({exc})") from None
+
+
+@arena_app.command("status")
+def status(arena_dir: ArenaDirArgument) -> None:
+    """Where the games of an arena queued on a server stand, with the time left at their pace."""
+    from mafia.arena.queued import collect as collect_games
+
+    progress = _queued(collect_games, arena_dir, write=False)
+    console = Console(highlight=False)
+    console.print(progress.line(), soft_wrap=True)
+    for game, why in progress.stopped.items():
+        console.print(f"{game}: {why}", soft_wrap=True)
+
+
+@arena_app.command("collect")
+def collect(
+    arena_dir: ArenaDirArgument,
+    wait: Annotated[bool, typer.Option(help="Go on until every game has finished.")] = False,
+) -> None:
+    """Write the logs and results of the games of an arena queued on a server that have finished
+    there (byte-identical to a local game's); the summary once all have."""
+    from mafia.arena.queued import collect as collect_games
+
+    console = Console(highlight=False)
+    if wait:
+        try:
+            _collect_until_done(console, arena_dir)
+        except KeyboardInterrupt:
+            console.print("Detached: the games go on on the server.")
+            raise typer.Exit(code=130) from None
+        return
+    console.print(_queued(collect_games, arena_dir).line(), soft_wrap=True)
+
+
+@arena_app.command("cancel")
+def cancel_arena(arena_dir: ArenaDirArgument) -> None:
+    """Cancel the queued and running games of an arena queued on a server; each stops at its last
+    whole step, and queueing the arena again goes on from there."""
+    from mafia.arena.queued import cancel as cancel_games
+
+    print(f"Cancelled {_queued(cancel_games, arena_dir)} runs.")

@@ -75,14 +75,16 @@ class GameTally:
             raise ArenaStopped("the arena was stopped")
 
 
-def game_result(slot: GameSlot, final: JSON, tally: GameTally, wall_s: float, resumed: bool) -> JSON:
-    """The result.json of a finished game."""
+def game_result(
+    policy: str, model: str, seed: int, final: JSON, tally: GameTally, wall_s: float, resumed: bool
+) -> JSON:
+    """The result.json of a finished game (of ``policy`` and the model labelled ``model``)."""
     events: list[JSON] = final.get("events", [])
     return {
         "game_id": final.get("game_id"),
-        "policy": slot.policy.name,
-        "model": slot.contestant.label,
-        "seed": slot.seed,
+        "policy": policy,
+        "model": model,
+        "seed": seed,
         "winner": final.get("winner"),
         "rounds": max((int(e.get("round", 0)) for e in events), default=0),
         "events": len(events),
@@ -99,7 +101,7 @@ def finish(slot: GameSlot, final: JSON, tally: GameTally, wall_s: float, resumed
     """Record a game's end; a game that ended without a winner stays unfinished (RuntimeError)."""
     if final.get("winner") is None:
         raise RuntimeError(f"{slot.thread_id}: the game ended without a result")
-    result = game_result(slot, final, tally, wall_s, resumed)
+    result = game_result(slot.policy.name, slot.contestant.label, slot.seed, final, tally, wall_s, resumed)
     write_json(slot.folder / RESULT_FILE, result)
     return result
 

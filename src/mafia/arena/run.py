@@ -23,6 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from mafia.arena.game import ArenaStopped, GameTally, play_local
 from mafia.arena.metrics import summarize
 from mafia.arena.progress import ArenaProgress
+from mafia.arena.queued import queue_games
 from mafia.arena.server import ServerGames, check_server, check_server_models
 from mafia.arena.spec import (
     GAMES_DIR,
@@ -114,6 +115,7 @@ def run_arena(
     max_retries: int = 2,
     summariser: str | None = None,
     server: str | None = None,
+    queue: bool = False,
     progress: bool = False,
     on_start: Callable[[Path, int], None] | None = None,
     stop: Event | None = None,
@@ -131,7 +133,9 @@ def run_arena(
     by default each contestant's model). ``on_start`` receives the arena's folder and its number
     of games before the first game starts;
     setting ``stop`` (from another thread) stops every game at its next step, as Ctrl-C does, but
-    returns the summary.
+    returns the summary. With ``queue`` the games are queued on ``server`` (``mafia serve``) as
+    background runs and this returns at once, the summary counting the games finished so far;
+    ``mafia.arena.queued.collect`` writes them as they finish.
     """
     spec = ArenaSpec(
         games=games,
@@ -151,6 +155,7 @@ def run_arena(
         arena_id,
         concurrency=concurrency,
         server=server,
+        queue=queue,
         progress=progress,
         on_start=on_start,
         stop=stop,
@@ -198,6 +203,7 @@ def play_ask(
     progress: bool,
     on_start: Callable[[Path, int], None] | None,
     stop: Event | None,
+    queue: bool = False,
 ) -> tuple[Path, Played]:
     """Check ``spec`` whole, then play it under ``out/<kind>-<id>`` (the id derived from the ask
     unless ``ask_id`` names it); returns the folder and what was played."""
@@ -214,6 +220,7 @@ def play_ask(
         title=f"{kind} {ask_id}",
         concurrency=concurrency,
         server=server,
+        queue=queue,
         progress=progress,
         on_start=on_start,
         stop=stop,
@@ -229,13 +236,17 @@ def play_games(
     title: str,
     concurrency: int = 4,
     server: str | None = None,
+    queue: bool = False,
     progress: bool = False,
     on_start: Callable[[Path, int], None] | None = None,
     stop: Event | None = None,
 ) -> Played:
     """Claim ``arena_dir`` for ``spec`` (refused if it holds another ask or another process runs
-    it) and play its unfinished games, ``concurrency`` at once, locally or on ``server``; the
-    progress bar is titled ``title``. See ``run_arena`` for ``on_start`` and ``stop``."""
+    it) and play its unfinished games, ``concurrency`` at once, locally or on ``server``, or queue
+    them there (``queue``); the progress bar is titled ``title``. See ``run_arena`` for
+    ``on_start`` and ``stop``."""
+    if queue and server is None:
+        raise ArenaError("--queue: give the --server to queue the games on")
     if not LABEL.fullmatch(arena_id):
         raise ArenaError(f"--id {arena_id!r}: use {LABEL_HELP}")
     try:
@@ -256,6 +267,9 @@ def play_games(
         pending = [slot for slot in slots if slot.result() is None]
         if on_start is not None:
             on_start(arena_dir, len(slots))
+        if servers is not None and queue:
+            queue_games(spec, arena_dir, servers)
+            return Played(len(slots), 0, {}, 0.0)
         play: PlayGame
         if servers is None:
             saver = stack.enter_context(sqlite_checkpointer(arena_dir / GAMES_DIR / CHECKPOINT_FILE))

@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from pathlib import Path
 from typing import cast
 
 from langgraph_sdk.schema import RunCreateMetadata, StreamMode
@@ -93,37 +94,49 @@ class ServerGames:
         the arena (``arena_uid`` is its arena.json's ``uid``)."""
         return str(uuid.uuid5(uuid.NAMESPACE_URL, f"mafia-arena:{self.arena_uid}/{game}"))
 
-    def play(self, slot: GameSlot, spec: ArenaSpec, tally: GameTally) -> JSON:
-        """Play ``slot`` on the server, or resume it there; returns its result."""
+    def open_thread(self, slot: GameSlot) -> str:
+        """The server thread of ``slot``, made if it is not there yet; its id."""
         thread_id = self.thread_for_id(slot.thread_id)
-        client = self.client
-        client.threads.create(
+        self.client.threads.create(
             thread_id=thread_id,
             if_exists="do_nothing",
             metadata={"arena": self.arena_uid, "game": slot.thread_id},
         )
+        return thread_id
+
+    def prepare_folder(self, slot: GameSlot, spec: ArenaSpec, resumed: bool) -> None:
+        """The game's folder with its run.json; a game that never started is set up afresh
+        (``clear_unstarted``)."""
+        if not resumed:
+            clear_unstarted(slot.folder)
+        slot.folder.mkdir(parents=True, exist_ok=True)
+        if (slot.folder / RUN_FILE).exists():
+            return
+        setup = spec.setup(slot.seed)
+        run_file = {
+            "run_id": slot.thread_id,
+            "game_id": game_id_for(setup, config_from_input(setup)),
+            "config": setup,
+            **slot.contestant.record(),
+            "max_retries": spec.max_retries,
+            "policy": slot.policy.name,
+            "server": self.url,
+            "server_thread_id": self.thread_for_id(slot.thread_id),
+        }
+        write_json(slot.folder / RUN_FILE, run_file)
+
+    def play(self, slot: GameSlot, spec: ArenaSpec, tally: GameTally) -> JSON:
+        """Play ``slot`` on the server, or resume it there; returns its result."""
+        thread_id = self.open_thread(slot)
+        client = self.client
         # A run left by a stopped arena may still be writing checkpoints: the state is read once
         # it is over, or the game would be judged unstarted (and set up again) or half-done.
         self._settle(thread_id)
         saved = client.threads.get_state(thread_id)
         resumed = bool(saved["values"])
-        if not resumed:
-            clear_unstarted(slot.folder)
-        slot.folder.mkdir(parents=True, exist_ok=True)
-        with _locked(slot):
-            setup = spec.setup(slot.seed)
-            run_file = {
-                "run_id": slot.thread_id,
-                "game_id": game_id_for(setup, config_from_input(setup)),
-                "config": setup,
-                **slot.contestant.record(),
-                "max_retries": spec.max_retries,
-                "policy": slot.policy.name,
-                "server": self.url,
-                "server_thread_id": thread_id,
-            }
-            if not (slot.folder / RUN_FILE).exists():
-                write_json(slot.folder / RUN_FILE, run_file)
+        setup = spec.setup(slot.seed)
+        self.prepare_folder(slot, spec, resumed)
+        with locked(slot.folder):
             start = time.perf_counter()
             log = RunLog(slot.folder, on_prompt=tally.count)
             try:
@@ -248,8 +261,10 @@ class ServerGames:
 
 
 @contextmanager
-def _locked(slot: GameSlot) -> Iterator[None]:
-    lock = RunLock(slot.folder)
+def locked(folder: Path) -> Iterator[None]:
+    """Hold the game folder's lock (made if missing): one process writes a game's logs."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = RunLock(folder)
     lock.acquire()
     try:
         yield

@@ -198,19 +198,25 @@ def write_json(path: Path, data: Any) -> None:
     partial.replace(path)
 
 
+def read_record(path: Path, what: str, fix: str = "") -> JSON:
+    """The JSON object in ``path``, ``what`` it should be (ArenaError when it cannot be read or is
+    no object, ending with ``fix``)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ArenaError(f"{path} is not readable as {what} ({exc}){fix}") from None
+    if not isinstance(data, dict):
+        raise ArenaError(f"{path} is not {what}{fix}")
+    return data
+
+
 def check_same_ask(arena_dir: Path, spec: ArenaSpec, arena_id: str) -> None:
     """An arena already in ``arena_dir`` was asked the same as ``spec`` (ArenaError names the first
     field that differs); concurrency and the server may change between runs."""
     path = arena_dir / ARENA_FILE
     if not path.exists():
         return
-    fix = "move the folder aside or use another --id"
-    try:
-        earlier = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ArenaError(f"{path} is not a readable arena file ({exc}); {fix}") from None
-    if not isinstance(earlier, dict):
-        raise ArenaError(f"{path} is not an arena file; {fix}")
+    earlier = read_record(path, "an arena file", "; move the folder aside or use another --id")
     for key, value in spec.record().items():
         if earlier.get(key) != json.loads(json.dumps(value)):
             raise ArenaError(

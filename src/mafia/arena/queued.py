@@ -1,0 +1,211 @@
+"""Arena games queued on a LangGraph server with a Postgres + Redis runtime (``mafia serve``) as
+background runs on the arena's named threads: the command that queues them returns, the server's
+processes play them (a killed one's runs are taken up again by another), and ``collect`` writes
+each finished game's logs from its thread's checkpointed state through the runner's log writer,
+so they are byte-identical to a local game's. ``queued.json`` in the arena's folder says where its
+games are, so ``status`` and ``collect`` need only the folder."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, cast
+
+from mafia.arena.game import GameTally, game_result
+from mafia.arena.metrics import summarize
+from mafia.arena.server import ServerGames, locked, server_context
+from mafia.arena.spec import (
+    RESULT_FILE,
+    SUMMARY_FILE,
+    ArenaError,
+    ArenaSpec,
+    GameSlot,
+    read_record,
+    write_json,
+)
+from mafia.arena.summary import basic_summary
+from mafia.game.state import JSON
+from mafia.runner import RunLog
+
+QUEUE_FILE = "queued.json"
+ACTIVE = ("pending", "running")
+
+
+def queue_games(spec: ArenaSpec, arena_dir: Path, games: ServerGames) -> JSON:
+    """Queue a background run for every game of ``spec`` not finished here or on the server, and
+    not already queued or running there; write queued.json; returns it."""
+    path = arena_dir / QUEUE_FILE
+    first = read_record(path, "a queue file").get("queued_at") if path.exists() else None
+    entries: list[JSON] = []
+    for slot in spec.games_in(arena_dir):
+        entries.append(
+            {
+                "game": slot.thread_id,
+                "thread": games.thread_for_id(slot.thread_id),
+                "policy": slot.policy.name,
+                "model": slot.contestant.label,
+                "seed": slot.seed,
+            }
+        )
+        if slot.result() is None:
+            _queue_one(games, slot, spec)
+    record = {
+        "server": games.url,
+        "uid": games.arena_uid,
+        "queued_at": first or time.time(),
+        "games": entries,
+    }
+    write_json(path, record)
+    return record
+
+
+def _queue_one(games: ServerGames, slot: GameSlot, spec: ArenaSpec) -> None:
+    """A background run of ``slot`` on its thread, started or resumed there; none when the game is
+    over there or a run of it is queued or running."""
+    client = games.client
+    thread_id = games.open_thread(slot)
+    state = client.threads.get_state(thread_id)
+    if state["values"] and not state["next"] and not state["tasks"]:
+        return  # over on the server: collect logs it
+    if any(run["status"] in ACTIVE for run in client.runs.list(thread_id, limit=100)):
+        return
+    games.prepare_folder(slot, spec, resumed=bool(state["values"]))
+    client.runs.create(
+        thread_id,
+        "mafia",
+        input=None if state["values"] else {"setup": spec.setup(slot.seed)},
+        context=server_context(slot, spec),
+        multitask_strategy="reject",
+    )
+
+
+@dataclass
+class Progress:
+    """Where an arena's queued games stand."""
+
+    total: int
+    finished: int = 0
+    collected_now: int = 0
+    running: int = 0
+    queued: int = 0
+    stopped: dict[str, str] = field(default_factory=dict)
+    eta_s: float | None = None
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        eta = f", about {_duration(self.eta_s)} to go" if self.eta_s is not None else ""
+        stopped = f", {len(self.stopped)} stopped" if self.stopped else ""
+        return (
+            f"{self.finished}/{self.total} games finished ({self.collected_now} collected now), "
+            f"{self.running} running, {self.queued} queued{stopped}{eta}"
+        )
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def queue_record(arena_dir: Path) -> JSON:
+    """The arena's queued.json (ArenaError when the folder holds no queued arena)."""
+    path = arena_dir / QUEUE_FILE
+    if not path.exists():
+        raise ArenaError(f"{arena_dir} holds no arena queued on a server ({QUEUE_FILE} not found)")
+    return read_record(path, "a queue file")
+
+
+def collect(arena_dir: Path, write: bool = True) -> Progress:
+    """Where the arena's queued games stand; with ``write``, the logs and result of every game
+    finished on the server and not yet here are written (each at most once: a game's folder lock
+    keeps two collectors apart, and a written result.json ends its collection)."""
+    record = queue_record(arena_dir)
+    games = ServerGames(str(record["server"]), str(record["uid"]))
+    progress = Progress(total=len(record["games"]))
+    for entry in record["games"]:
+        folder = arena_dir / "games" / str(entry["game"])
+        if (folder / RESULT_FILE).exists():
+            progress.finished += 1
+            continue
+        thread_id = str(entry["thread"])
+        # The runs first: a run that ends between the two reads leaves its game's end in the state.
+        runs = games.client.runs.list(thread_id, limit=100)
+        state = games.client.threads.get_state(thread_id)
+        values = cast(JSON, state["values"] or {})
+        if values.get("winner") is not None and not state["next"]:
+            progress.finished += 1
+            if write:
+                _write_game(games, folder, entry, values)
+                progress.collected_now += 1
+            continue
+        latest = runs[0]["status"] if runs else "pending"
+        if latest == "running":
+            progress.running += 1
+        elif latest == "pending":
+            progress.queued += 1
+        else:
+            progress.stopped[str(entry["game"])] = f"its run ended ({latest}) before the game did"
+    progress.eta_s = _eta(progress, float(record["queued_at"]))
+    if write and progress.collected_now and progress.finished == progress.total:
+        run = {"folder": str(arena_dir), "server": record["server"], "queued": True}
+        summary = {**basic_summary(arena_dir), "metrics": summarize(arena_dir), "run": run}
+        write_json(arena_dir / SUMMARY_FILE, summary)
+    return progress
+
+
+def _eta(progress: Progress, queued_at: float) -> float | None:
+    """Seconds left at the rate games finished since they were queued (None before the first)."""
+    left = progress.total - progress.finished - len(progress.stopped)
+    elapsed = time.time() - queued_at
+    if not progress.finished or left <= 0 or elapsed <= 0:
+        return None
+    return left * elapsed / progress.finished
+
+
+def _write_game(games: ServerGames, folder: Path, entry: JSON, values: JSON) -> None:
+    """The logs and result.json of a game over on the server, from its thread's state."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with locked(folder):
+        if (folder / RESULT_FILE).exists():
+            return
+        tally = GameTally(threading.Event())  # nothing plays here: no stop to ask for
+        log = RunLog(folder, on_prompt=tally.count)
+        try:
+            log.step(values)
+        finally:
+            log.close()
+        runs = games.client.runs.list(str(entry["thread"]), limit=100)
+        result = game_result(
+            str(entry["policy"]),
+            str(entry["model"]),
+            int(entry["seed"]),
+            values,
+            tally,
+            _played_s(runs),
+            len(runs) > 1,
+        )
+        write_json(folder / RESULT_FILE, result)
+
+
+def _played_s(runs: list[Any]) -> float:
+    """Seconds from the game's first run's creation to its last run's end."""
+    if not runs:
+        return 0.0
+    start = min(datetime.fromisoformat(str(r["created_at"])) for r in runs)
+    end = max(datetime.fromisoformat(str(r["updated_at"])) for r in runs)
+    return (end - start).total_seconds()
+
+
+def cancel(arena_dir: Path) -> int:
+    """Cancel every queued or running run of the arena's games (each stops at its last whole step,
+    to be queued again); returns how many."""
+    record = queue_record(arena_dir)
+    games = ServerGames(str(record["server"]), str(record["uid"]))
+    cancelled = 0
+    for entry in record["games"]:
+        for run in games.client.runs.list(str(entry["thread"]), limit=100):
+            if run["status"] in ACTIVE:
+                games.client.runs.cancel(str(entry["thread"]), run["run_id"], wait=True)
+                cancelled += 1
+    return cancelled

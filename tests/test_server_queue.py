@@ -1,0 +1,135 @@
+"""Arenas queued on a LangGraph server with Postgres and Redis (``mafia serve``, two processes on
+one database and Redis): the games are background runs that outlive the client, a killed server
+process's games are taken up by the other, a cancelled game goes on from its last whole step, and
+``collect`` writes every game byte-identical to the same game played locally."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import get_sync_client
+
+from arena_helpers import logs_of
+from mafia.arena import run_arena
+from mafia.arena.queued import QUEUE_FILE, cancel, collect
+from server_cluster import Cluster, cluster, unavailable
+
+WHY = unavailable()
+pytestmark = pytest.mark.skipif(WHY is not None, reason=f"no Postgres + Redis server here: {WHY}")
+
+ARENA: dict[str, Any] = {"players": 5, "policies": ["full-history", "seed-window"], "models": ["house:2"]}
+STARTED, SUCCEEDED = "Starting background run", "Background run succeeded"
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Two server processes on one database and Redis, four games at once each."""
+    with cluster(tmp_path_factory.mktemp("serve"), processes=2, workers=4) as made:
+        yield made
+
+
+def _until(done: Callable[[], bool], what: str, limit_s: float = 240) -> None:
+    deadline = time.monotonic() + limit_s
+    while not done():
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        time.sleep(0.2)
+
+
+def _collected(arena: Path, limit_s: float = 240) -> None:
+    """Collect the arena's games until every one has finished (none may stop)."""
+
+    def all_written() -> bool:
+        progress = collect(arena)
+        assert not progress.stopped, progress.stopped
+        return progress.finished == progress.total
+
+    _until(all_written, "every game is collected", limit_s)
+
+
+def _same_as_local(arena: Path, out: Path, **ask: Any) -> None:
+    local = run_arena(**ask, out=out / "local")
+    assert local["finished"] == len(logs_of(arena)) // 2
+    assert logs_of(arena) == logs_of(out / "local" / arena.name)
+
+
+def _mid_game(arena: Path, games: int) -> Callable[[], bool]:
+    """Whether ``games`` of the arena's games have begun on the server and none has finished."""
+    record = json.loads((arena / QUEUE_FILE).read_text())
+    client = get_sync_client(url=record["server"])
+
+    def begun() -> bool:
+        states = [client.threads.get_state(g["thread"])["values"] for g in record["games"]]
+        return sum(bool(s) for s in states) >= games
+
+    return begun
+
+
+def test_an_arena_queued_on_two_server_processes_logs_as_the_local_arena(
+    servers: Cluster, tmp_path: Path
+) -> None:
+    ask = {**ARENA, "games": 12, "arena_id": "two"}  # 24 games
+    started = time.monotonic()
+    summary = run_arena(**ask, server=servers.processes[0].url, queue=True, out=tmp_path)
+    queued_s = time.monotonic() - started
+    arena = tmp_path / "arena-two"
+    assert summary["finished"] < 24, "queueing returned only once the games were played"
+    _collected(arena)
+    assert json.loads((arena / "summary.json").read_text())["finished"] == 24
+    assert all(SUCCEEDED in p.log() for p in servers.processes), "a server process took no game"
+    _same_as_local(arena, tmp_path, **ask)
+    assert queued_s < 60
+
+
+def test_a_cancelled_game_goes_on_from_its_last_whole_step(servers: Cluster, tmp_path: Path) -> None:
+    ask = {**ARENA, "players": 8, "games": 2, "arena_id": "cut"}
+    run_arena(**ask, server=servers.processes[1].url, queue=True, out=tmp_path)
+    arena = tmp_path / "arena-cut"
+    _until(_mid_game(arena, 4), "every game has begun")
+    assert cancel(arena) >= 1
+    progress = collect(arena)
+    assert progress.stopped, "no game was stopped by the cancel"
+    run_arena(**ask, server=servers.processes[1].url, queue=True, out=tmp_path)  # queued again
+    _collected(arena)
+    _same_as_local(arena, tmp_path, **ask)
+
+
+def test_a_client_killed_mid_arena_leaves_the_games_to_finish_and_collect_writes_them(
+    servers: Cluster, tmp_path: Path
+) -> None:
+    args = ["arena", "--games", "2", "--players", "6", "--policy", "seed-window", "--model", "house:2"]
+    args += ["--id", "gone", "--out", str(tmp_path), "--server", servers.processes[0].url, "--queue"]
+    env = {**os.environ, "LANGSMITH_TRACING": "false"}
+    client = subprocess.Popen(
+        [str(Path(sys.executable).parent / "mafia"), *args], env=env, stdout=subprocess.PIPE, text=True
+    )
+    arena = tmp_path / "arena-gone"
+    _until(lambda: (arena / QUEUE_FILE).exists(), "the games are queued", 60)
+    client.send_signal(signal.SIGKILL)
+    client.wait()
+    _collected(arena)
+    ask = {"games": 2, "players": 6, "policies": ["seed-window"], "models": ["house:2"], "arena_id": "gone"}
+    _same_as_local(arena, tmp_path, **ask)
+
+
+@pytest.mark.slow  # its own two processes, and two missed heartbeats before the sweep
+def test_a_server_process_killed_mid_arena_leaves_its_games_to_the_other(tmp_path: Path) -> None:
+    with cluster(tmp_path / "serve", processes=2, workers=2) as made:
+        ask = {**ARENA, "players": 7, "games": 4, "arena_id": "crash"}  # 8 games, 4 at once
+        run_arena(**ask, server=made.processes[1].url, queue=True, out=tmp_path)
+        arena = tmp_path / "arena-crash"
+        _until(_mid_game(arena, 4), "four games have begun")
+        doomed = made.processes[0]
+        _until(lambda: doomed.log().count(STARTED) > doomed.log().count(SUCCEEDED), "it plays a game")
+        doomed.kill()
+        _collected(arena)
+        assert "Swept stale run" in made.processes[1].log(), "no run of the killed process was taken up"
+    _same_as_local(arena, tmp_path, **ask)
