@@ -60,10 +60,12 @@ serve: server-venv
 pytest: $(STAMP) system-deps bytecode server-venv
 	LANGSMITH_TRACING=false $(BIN)/pytest -q -n $(WORKERS) --dist worksteal
 
-# The type check runs beside the bytecode and the tests, its lines whole among theirs: they leave
-# a core idle now and then, and the check fits there instead of running before them.
-test: lint
-	$(MAKE) --no-print-directory -j2 --output-sync=line typecheck pytest
+# Everything at once, each line whole among the others': the two environments and the system
+# packages install side by side (mostly waiting on downloads and disk), then the lint, the type
+# check and the bytecode run beside each other, and the type check goes on beside the tests, which
+# leave a core idle now and then. A failure anywhere fails the run.
+test:
+	$(MAKE) --no-print-directory -j4 --output-sync=line lint typecheck pytest
 
 play: $(STAMP) bytecode
 	LANGSMITH_TRACING=false $(BIN)/mafia play
