@@ -27,10 +27,7 @@ NIGHT_ACTIONS = {"mafia_round1", "mafia_round2", "night_kill", "protect", "inves
 
 def setup_text(event: ev.GameStarted) -> str:
     """The table in one line: seats, public role counts and the round cap."""
-    return (
-        f"{len(event.players)} players: {event.mafia} Mafia, {event.detective} Detective, "
-        f"{event.doctor} Doctor, {event.town} Town. Round cap {event.round_cap}."
-    )
+    return f"{len(event.players)} players: {event.composition()}. Round cap {event.round_cap}."
 
 
 def night_death_text(event: ev.DayStarted) -> str:

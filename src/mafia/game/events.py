@@ -14,7 +14,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
-from mafia.game.rules import DecidedBy, Role, VoteKind, Winner
+from mafia.game.rules import ROLES, DecidedBy, Role, VoteKind, Winner
 
 
 class AnswerKind(StrEnum):
@@ -110,6 +110,17 @@ class GameStarted(EventBase):
     doctor: int
     town: int
     round_cap: int
+
+    def count_of(self, role: Role) -> int:
+        """How many ``role`` seats the table holds (its public count)."""
+        count: int = getattr(self, role.value.lower())
+        return count
+
+    def composition(self) -> str:
+        """The public counts, e.g. "2 Mafia, 1 Detective, 1 Doctor, 3 Town" (a role off by
+        default is named only when dealt)."""
+        counts = {role: self.count_of(role) for role in ROLES}
+        return ", ".join(f"{n} {role.value}" for role, n in counts.items() if n or not ROLES[role].optional)
 
 
 class RoleAssigned(EventBase):

@@ -54,6 +54,9 @@ class RoleSpec:
     """The most a table may hold (one: its night results are private to their one holder)."""
     wakes: int = 0
     """When its night action is asked among the roles that have one, lower first."""
+    optional: bool = False
+    """Off by default: dealt only when a game's settings ask for it, and named in the table's
+    public composition only when dealt."""
 
     def playbook(self, role: Role) -> str:
         """Its playbook's template under prompts/."""
@@ -105,7 +108,12 @@ class RoleCounts:
 
     @property
     def total(self) -> int:
-        return self.mafia + self.detective + self.doctor + self.town
+        return sum(self.of(role) for role in ROLES)
+
+    def of(self, role: Role) -> int:
+        """How many ``role`` seats the table holds."""
+        count: int = getattr(self, role.value.lower())
+        return count
 
     @classmethod
     def default(cls, players: int) -> RoleCounts:
@@ -148,7 +156,7 @@ def parse_role_counts(spec: Mapping[str, int], players: int) -> RoleCounts:
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         _bad_players(players)
     base = RoleCounts.default(players)
-    counts = {name: spec.get(name, getattr(base, name)) for name in ROLE_FIELDS[:3]}
+    counts = {name: spec.get(name, getattr(base, name)) for name in ROLE_FIELDS if name != "town"}
     for name, value in counts.items():
         if value < 0:
             raise ConfigError(f"roles.{name}", f"must be 0 or more, got {value}")
@@ -189,7 +197,7 @@ def validate_config(config: GameConfig) -> None:
     for role, spec in ROLES.items():
         # One Detective or Doctor at most: night results are private to their one holder (a
         # second Doctor would learn the first's protection from the night's outcome record).
-        value = getattr(counts, role.value.lower())
+        value = counts.of(role)
         if spec.at_most is not None and value > spec.at_most:
             allowed = " or ".join(map(str, range(spec.at_most + 1)))
             raise ConfigError(f"roles.{role.value.lower()}", f"must be {allowed}, got {value}")
@@ -236,12 +244,7 @@ def assign_roles(config: GameConfig) -> tuple[Seat, ...]:
     """Seat the players and deal roles with a RNG seeded from the config (same seed, same deal)."""
     validate_config(config)
     counts = config.role_counts()
-    deck = (
-        [Role.MAFIA] * counts.mafia
-        + [Role.DETECTIVE] * counts.detective
-        + [Role.DOCTOR] * counts.doctor
-        + [Role.TOWN] * counts.town
-    )
+    deck = [role for role in ROLES for _ in range(counts.of(role))]
     random.Random(config.seed).shuffle(deck)
     return tuple(
         Seat(seat=k, name=name, role=role)
