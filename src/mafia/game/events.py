@@ -110,6 +110,8 @@ class GameStarted(EventBase):
     doctor: int
     town: int
     round_cap: int
+    bodyguard: int = Field(default=0, exclude_if=lambda n: n == 0)
+    """Written only when dealt: a role off by default leaves the logs of games without it as they were."""
 
     def count_of(self, role: Role) -> int:
         """How many ``role`` seats the table holds (its public count)."""
@@ -257,6 +259,17 @@ class DoctorProtection(EventBase):
     reasoning: str
 
 
+class BodyguardGuard(EventBase):
+    """Whom the Bodyguard guarded tonight and why (the guard is the Bodyguard's alone to know)."""
+
+    AUDIENCE = Audience.ACTOR
+    ACTOR_FIELD = "bodyguard"
+    type: Literal["bodyguard_guard"] = "bodyguard_guard"
+    bodyguard: str
+    guarded: str
+    reasoning: str
+
+
 class Investigation(EventBase):
     """The Detective's check of one player and its result."""
 
@@ -381,6 +394,7 @@ Event = Annotated[
     | MafiaDiscussion
     | MafiaVote
     | DoctorProtection
+    | BodyguardGuard
     | Investigation
     | NightResolution
     | Thought
@@ -406,6 +420,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     MafiaDiscussion,
     MafiaVote,
     DoctorProtection,
+    BodyguardGuard,
     Investigation,
     NightResolution,
     Thought,

@@ -27,12 +27,13 @@ SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
 
 
 class Role(StrEnum):
-    """A secret role; the Mafia is one team, the three others are the Town."""
+    """A secret role; the Mafia is one team, every other role is the Town."""
 
     MAFIA = "Mafia"
     DETECTIVE = "Detective"
     DOCTOR = "Doctor"
     TOWN = "Town"
+    BODYGUARD = "Bodyguard"
 
 
 Team = Literal["mafia", "town"]
@@ -74,11 +75,15 @@ ROLES: dict[Role, RoleSpec] = {
     Role.TOWN: RoleSpec(
         "town", None, r"town(?:ie|sperson|sfolk|s ?person)?|villager|citizen|civilian|vanilla|vt"
     ),
+    Role.BODYGUARD: RoleSpec("town", ActionKind.GUARD, r"body ?guard", at_most=1, wakes=3, optional=True),
 }
 """Every role's row, in seat-dealing order. A role is named once, here and in ``Role``."""
 
-CLAIMABLE: tuple[Role, ...] = (*(r for r in ROLES if ROLES[r].side == "town"), Role.MAFIA)
-"""The roles a speech may claim, the Town's first (the answer schema's order)."""
+SPOKEN_CLAIMS: tuple[Role, ...] = (*(r for r in ROLES if ROLES[r].side == "town"), Role.MAFIA)
+"""The roles a speech may claim in its words, the Town's first."""
+CLAIMABLE: tuple[Role, ...] = tuple(r for r in SPOKEN_CLAIMS if not ROLES[r].optional)
+"""The roles the answer's claim field offers (the answer schema's order); a role off by default is
+claimed in words, so the schema stays the same for every table."""
 
 # Mafia seats by table size; Detective and Doctor are one each, Town fills the rest.
 _DEFAULT_MAFIA = {5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3, 11: 3, 12: 3, 13: 3, 14: 4, 15: 4, 16: 4}
@@ -105,6 +110,7 @@ class RoleCounts:
     detective: int
     doctor: int
     town: int
+    bodyguard: int = 0
 
     @property
     def total(self) -> int:
@@ -279,6 +285,11 @@ def protection_targets(living: Sequence[str]) -> list[str]:
     return list(living)
 
 
+def guard_targets(living: Sequence[str], bodyguard: str) -> list[str]:
+    """The Bodyguard may guard any living player other than themself."""
+    return [p for p in living if p != bodyguard]
+
+
 def investigation_targets(living: Sequence[str], detective: str) -> list[str]:
     """The Detective may investigate any living player other than themself."""
     return [p for p in living if p != detective]
@@ -412,11 +423,18 @@ def after_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str])
 # ---- night, deaths, winners, order ---------------------------------------------------------
 
 
-def resolve_night(intended_kill: str | None, protected: str | None) -> str | None:
-    """Who dies tonight: the intended target unless the Doctor protected exactly them."""
+def resolve_night(
+    intended_kill: str | None, protected: str | None, guards: Mapping[str, str] | None = None
+) -> str | None:
+    """Who dies tonight: the intended target unless the Doctor protected exactly them; a target
+    the Doctor left unprotected but a Bodyguard guarded (``guards``: bodyguard to guarded) is
+    spared and their Bodyguard dies in their place, unless the Doctor protected the Bodyguard."""
     if intended_kill is None or intended_kill in (SKIP, protected):
         return None
-    return intended_kill
+    guardian = next((b for b, guarded in (guards or {}).items() if guarded == intended_kill), None)
+    if guardian is None:
+        return intended_kill
+    return None if guardian == protected else guardian
 
 
 def winner(living_roles: Iterable[Role]) -> Literal["mafia", "town"] | None:
