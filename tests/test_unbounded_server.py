@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from fault_server import LONG_TAIL, FaultServer
-from mafia.answers import TextLimits, fit_to_bounds
+from mafia.answers import fit_to_bounds
+from mafia.game.actions import TextLimits
 from mafia.models.settings import ModelSettings
 from mafia.runner import run_game
 from mafia.schema_dialect import AnswerShape, grammar_schema
