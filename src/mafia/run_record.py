@@ -112,7 +112,8 @@ def _summariser_from(recorded: Recorded | None) -> Any:
 
 
 def policy_from_record(run: Mapping[str, Any]) -> ContextPolicy:
-    """The run's context policy rebuilt from its record."""
+    """The run's context policy rebuilt from its record (a setting added since the run was
+    recorded takes its default, which plays as the run did before the setting existed)."""
     known = {f.name for f in fields(ContextPolicy)}
     return ContextPolicy(**{k: v for k, v in run["policy"].items() if k in known})
 
@@ -146,8 +147,17 @@ def shown(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def _policy_text(policy: Mapping[str, Any]) -> str:
-    return str(policy.get("name") or shown(policy))
+def _policy_texts(before: Mapping[str, Any], after: Mapping[str, Any]) -> tuple[str, str]:
+    """Two differing policies as a message names them: by name, and by the settings that differ
+    where the names are the same (a policy given by its fields, or changed since the run began)."""
+    if before.get("name") != after.get("name"):
+        return str(before.get("name")), str(after.get("name"))
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+    def text(policy: Mapping[str, Any]) -> str:
+        return f"{policy.get('name')} ({', '.join(f'{k}={shown(policy.get(k))}' for k in changed)})"
+
+    return text(before), text(after)
 
 
 def differences(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> list[RunMismatch]:
@@ -164,10 +174,11 @@ def differences(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> list[R
     model("model", recorded["model"], given["model"])
     for seat in sorted(set(recorded["seat_models"]) | set(given["seat_models"]), key=lambda k: k.zfill(4)):
         model(f"seat_models.{seat}", recorded["seat_models"].get(seat), given["seat_models"].get(seat))
-    if recorded["policy"] != given["policy"]:
-        found.append(
-            RunMismatch("policy", _policy_text(recorded["policy"]), _policy_text(given["policy"]), "policy")
-        )
+    before_policy = asdict(policy_from_record(recorded))
+    after_policy = asdict(policy_from_record(given))
+    if before_policy != after_policy:
+        before_text, after_text = _policy_texts(before_policy, after_policy)
+        found.append(RunMismatch("policy", before_text, after_text, "policy"))
     if recorded.get("summariser") != given.get("summariser"):
         before, after = recorded.get("summariser"), given.get("summariser")
         found.append(RunMismatch("summariser", repr(shown(before)), repr(shown(after)), "model"))
