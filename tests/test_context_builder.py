@@ -21,10 +21,12 @@ from mafia.context import ContextPolicy, RenderedPrompt, build_context, build_me
 from mafia.context.builder import SEPARATOR
 from mafia.context.facts import missing_facts
 from mafia.context.memory import memory_text
+from mafia.context.policy import policy_by_name
 from mafia.context.tokens import count_tokens, encode_count, safe_chunks
 from mafia.game.actions import ActionKind
 from mafia.game.events import NightResolution
 from mafia.game.rules import SKIP, Role
+from mafia.models.house.prompt_reading import read_prompt
 from mafia.prompts import anchors
 from mafia.views import player_view
 
@@ -416,3 +418,36 @@ class TestTokenAccounting:
         text = "\n".join(parts)
         assert count_tokens(text) == encode_count(text)
         assert "".join(safe_chunks(text)) == text
+
+
+def test_lean_shows_the_day_before_as_claims_accusations_and_ballots() -> None:
+    """Under ``lean`` the day before the window keeps its engine lines, its role claims in full and
+    who each other speech accused or nominated, and none of those speeches' words."""
+    log = seven_day2_speeches(seven_to_day2(), upto=1)
+    user = build_context(log.events, "Player 3", ActionKind.SPEAK, policy=policy_by_name("lean")).user
+    day1 = user.split("Day 1:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert day1 == [
+        "No night kill before Day 1.",
+        '- Player 2 said: "Too early to tell. I am just a townie listening."',
+        "- Player 1 accused Player 6",
+        "- Player 4 accused Player 2",
+        "- Player 6 accused Player 1",
+        "Votes: Player 1 -> Player 6, Player 2 -> Player 6, Player 3 -> skip, Player 4 -> Player 2, "
+        "Player 5 -> Player 6, Player 6 -> Player 2, Player 7 -> Player 6",
+        "Vote result: Player 6 eliminated",
+    ]
+    assert "evasive" not in user and "Player 1 is rushing" not in user
+    assert not missing_facts(log.events, "Player 3", user)
+    # The house model reads the day as any model would: the accusations, the claim, the ballots.
+    view = read_prompt(user)
+    assert ("Player 4", "Player 2", 0) in view.accusations
+    assert ("Player 1", "Player 6", 1) in view.votes
+    assert any(s.speaker == "Player 2" and s.day == 1 for s in view.said)
+
+
+def test_a_digest_needs_no_token_budget() -> None:
+    with pytest.raises(ValueError, match="digest_rounds"):
+        ContextPolicy(digest_rounds=1, token_budget=1200)
+    with pytest.raises(ValueError, match="digest_rounds"):
+        ContextPolicy(digest_rounds=-1)
+    assert ContextPolicy(verbatim_rounds=1, digest_rounds=1).name == "window1-digest1"

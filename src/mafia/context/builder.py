@@ -375,6 +375,8 @@ def build_context(
     summary = record.summary if policy.summary else None
     if summary is not None:  # the days it covers are shown as the summary, not line by line
         compressed = [e for e in compressed if e.number > summary.through]
+    cut = max(0, len(compressed) - policy.digest_rounds)
+    compressed, digested = compressed[:cut], compressed[cut:]
     steps = len(BUDGET_STEPS) if policy.prune_beliefs else 0
     # What a budget could write shorter is looked for only under a budget (not on every call).
     budgeted = policy.token_budget is not None
@@ -421,6 +423,7 @@ def build_context(
             speeches_by_seat=SPEECHES_BY_SEAT in hot.shortened,
             unballoted=hot.unballoted,
             recalled=hot.recalled,
+            digested=digested,
         )
         state: Part = ("state", sections.state(s, ORDER_BY_SEAT in hot.shortened), False)
         parts: list[Part] = [("transcript", sections.transcript(body), False), state, identity, *role_parts()]

@@ -247,7 +247,10 @@ def prompt_facts(events: Sequence[ev.EventBase], me: str, prompt: str) -> list[F
     text = "\n".join(lines)
     now = events[-1].round if events else 0
     facts = [*_table_facts(t, text, now), *_day_facts(t, lines), *_role_facts(t, lines, text, prompt)]
-    claimed = {(c["player"], c["role"], int(c["day"] or 0)) for c in anchors.CLAIM_LINE.finditer(text)}
+    # Line by line: the pattern's names may span lines, so a whole-text search could swallow a
+    # ledger line into an unquoted line above it ("- A accused B").
+    found = (anchors.CLAIM_LINE.match(line) for line in lines)
+    claimed = {(c["player"], c["role"], int(c["day"] or 0)) for c in found if c is not None}
     for (player, role), day in _ledger(events, me).items():
         name = f"claim: {player} claimed {role} (day {day})"
         facts.append(Fact(name, day, (player, role, day) in claimed))

@@ -15,6 +15,8 @@ SUMMARY_PLANS = 2  # older plans condensed into the strategy summary
 
 def _auto_name(policy: ContextPolicy) -> str:
     parts = ["full" if policy.full_transcript else f"window{policy.verbatim_rounds}"]
+    if policy.digest_rounds:
+        parts.append(f"digest{policy.digest_rounds}")
     if policy.token_budget is not None:
         parts.append(f"budget{policy.token_budget}")
     if policy.recent_events:
@@ -60,10 +62,13 @@ class ContextPolicy:
     (beside the engine's facts), with no plans, reasons, relationships or notes: the per-player
     part of a prompt, which no prefix cache serves across players, kept short; ``role_playbook``
     off leaves the role's playbook and the note on the persona's voice (advice, no fact) out of the
-    identity for the same reason.
+    identity for the same reason. ``digest_rounds`` shows that many days before the verbatim
+    window as their engine lines with the speeches reduced to who accused or nominated whom
+    (``transcript_text.digest_round``) instead of one compressed line each.
     """
 
     verbatim_rounds: int = DEFAULT_VERBATIM_ROUNDS
+    digest_rounds: int = 0
     token_budget: int | None = None
     full_transcript: bool = False
     recent_events: bool = False
@@ -82,6 +87,10 @@ class ContextPolicy:
     def __post_init__(self) -> None:
         if self.verbatim_rounds < 1:
             raise ValueError(f"verbatim_rounds must be 1 or more, got {self.verbatim_rounds}")
+        if self.digest_rounds < 0:
+            raise ValueError(f"digest_rounds must be 0 or more, got {self.digest_rounds}")
+        if self.digest_rounds and self.token_budget is not None:
+            raise ValueError("digest_rounds needs no token_budget (a budget compresses whole days)")
         if self.token_budget is not None and self.token_budget < 1:
             raise ValueError(f"token_budget must be positive, got {self.token_budget}")
         if self.recent_reasonings < 0:
@@ -127,11 +136,17 @@ POLICIES: dict[str, ContextPolicy] = {
         ContextPolicy(token_budget=1500, recall=True, prune_beliefs=True, name="layered"),
         # Cold days as one model-written summary of the public record, rolled forward.
         ContextPolicy(summary=True, name="rolling-summary"),
-        # Every engine fact and the claims ledger, the current round verbatim, the memory as the
-        # suspicion levels and the latest reasoning, no playbook: the per-player part, which no
-        # cache serves across players, as short as that allows.
+        # Every engine fact and the claims ledger, the current round verbatim and the day before
+        # as who accused whom and the votes, the memory as the suspicion levels and the latest
+        # reasoning, no playbook: the per-player part, which no cache serves across players, as
+        # short as that allows.
         ContextPolicy(
-            verbatim_rounds=1, recent_reasonings=1, memory_scores=True, role_playbook=False, name="lean"
+            verbatim_rounds=1,
+            digest_rounds=1,
+            recent_reasonings=1,
+            memory_scores=True,
+            role_playbook=False,
+            name="lean",
         ),
         # Spec 004's tiers: the last 3 rounds in full, rounds 4-10 back one line each, older
         # rounds as the recursive summary.

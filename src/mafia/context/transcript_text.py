@@ -21,6 +21,7 @@ from mafia.schemas import CompressedRoundSummary, DayRoundTranscript, SpeechLine
 NO_ROUNDS = "No day has been played yet."
 COMPRESSED_LABEL = "Earlier days, one line each (facts only):"
 VERBATIM_LABEL = "Recent days, in full:"
+DIGEST_LABEL = "Previous days, role claims in full, other speeches as who accused or nominated whom:"
 STORY = "Story:"
 SUMMARY_NOTE = "Note:"
 """What any other line of a summary would be shown as (a checked summary holds none)."""
@@ -99,6 +100,39 @@ def verbatim_round(
     return lines
 
 
+def _accusation_lines(lines: Sequence[SpeechLine], seats: Sequence[str]) -> list[str]:
+    """Whom each line nominated or accused, one engine line per pair in speaking order."""
+    pairs: dict[tuple[str, str], None] = {}
+    for line in lines:
+        named = [line.nomination] if line.nomination else []
+        for target in [*named, *extract(line.text, line.speaker, seats).accused]:
+            if target != line.speaker:
+                pairs[(line.speaker, target)] = None
+    return [anchors.format_accusation(a, t) for a, t in pairs]
+
+
+def digest_round(tr: DayRoundTranscript, seats: Sequence[str]) -> list[str]:
+    """One round as ``verbatim_round`` lays it out with most words left out: its night's death,
+    the speeches that claim a role in full (a claim's reported results are in its words), who the
+    other speeches, defenses and last words accused or nominated, and every ballot and result.
+    What a player needs of the day before at a fraction of the speeches' length."""
+    lines = verbatim_round(tr, seats)[:2]
+    spoken = [*tr.speeches, *tr.defense_speeches, *([tr.last_words] if tr.last_words else [])]
+    claiming = [line for line in spoken if line_claims(line, seats)]
+    lines.extend(speech_line(line) for line in claiming if line in tr.speeches)
+    lines.extend(defense_line(line) for line in claiming if line in tr.defense_speeches)
+    lines.extend(last_words_line(line) for line in claiming if line is tr.last_words)
+    lines.extend(_accusation_lines([x for x in spoken if x not in claiming], seats))
+    if tr.votes:
+        lines.append(anchors.format_ballots("Votes", [(b.voter, b.target) for b in tr.votes]))
+    lines.append(f"Vote result: {tr.vote_outcome}")
+    if tr.revote:
+        lines.append(anchors.format_ballots("Revote votes", [(b.voter, b.target) for b in tr.revote]))
+    if tr.revote_outcome is not None:
+        lines.append(f"Revote result: {tr.revote_outcome}")
+    return lines
+
+
 def compressed_round(summary: CompressedRoundSummary) -> list[str]:
     """One older round as one line of facts: the night's death, each vote's outcome with who
     voted with whom, and who nominated the players it eliminated or tied (claims are in the claims
@@ -163,6 +197,10 @@ def _unballoted_lines(entry: RoundEntry) -> list[str]:
     return seat_round(entry.transcript, entry.seats, ballots=False)
 
 
+def _digest_lines(entry: RoundEntry) -> list[str]:
+    return digest_round(entry.transcript, entry.seats)
+
+
 def _verbatim_lines(entry: RoundEntry) -> list[str]:
     return verbatim_round(entry.transcript, entry.seats)
 
@@ -212,14 +250,16 @@ def transcript_body(
     speeches_by_seat: bool = False,
     unballoted: int = 0,
     recalled: int = 0,
+    digested: Sequence[RoundEntry] = (),
 ) -> str:
     """The transcript: the summary of the oldest days (policies with summaries), compressed days,
-    then recent days in full, then the claims ledger.
+    then the ``digested`` days (speeches as who accused whom), then recent days in full, then the
+    claims ledger.
 
     Under a tight token budget the compressed days may be written ``by_seat`` (``seat_round``),
     the ``unballoted`` oldest of them without their ballots and the ``recalled`` oldest left out,
     for lines saying where they are."""
-    if not compressed and not verbatim:
+    if not compressed and not digested and not verbatim:
         return NO_ROUNDS
     blocks: list[str] = []
     if summary is not None:
@@ -236,6 +276,11 @@ def transcript_body(
                 lines.extend(entry.lines("by_seat", _seat_lines))
             else:
                 lines.extend(entry.lines("compressed", _compressed_lines))
+        blocks.append("\n".join(lines))
+    if digested:
+        lines = [DIGEST_LABEL]
+        for entry in digested:
+            lines.extend(entry.lines("digest", _digest_lines))
         blocks.append("\n".join(lines))
     if verbatim:
         lines = [VERBATIM_LABEL]

@@ -172,6 +172,12 @@ def format_last_words(speaker: str, text: str, claim: str | None = None) -> str:
     return f'- {speaker} last words: "{text}"{claim_tail(claim)}'
 
 
+def format_accusation(accuser: str, accused: str, day: int | None = None) -> str:
+    """An accusation line: ``accuser`` nominated or accused ``accused`` (on ``day`` if known)."""
+    tail = f" (day {day})" if day is not None else ""
+    return f"- {accuser} accused {accused}{tail}"
+
+
 def format_claim(player: str, role: str, day: int | None = None) -> str:
     """A claims-ledger line: ``player`` claimed ``role`` for themself (on ``day`` if known)."""
     tail = f" (day {day})" if day is not None else ""
