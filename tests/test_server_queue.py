@@ -123,7 +123,8 @@ def test_a_cancelled_game_goes_on_from_its_last_whole_step(servers: Cluster, tmp
 def test_a_client_killed_mid_arena_leaves_the_games_to_finish_and_collect_writes_them(
     servers: Cluster, tmp_path: Path
 ) -> None:
-    args = ["arena", "--games", "2", "--players", "6", "--policy", "seed-window", "--model", "house:2"]
+    # More games than the two processes take at once: some are still queued when the client dies.
+    args = ["arena", "--games", "12", "--players", "8", "--policy", "seed-window", "--model", "house:2"]
     args += ["--id", "gone", "--out", str(tmp_path), "--server", servers.processes[0].url, "--queue"]
     env = {**os.environ, "LANGSMITH_TRACING": "false"}
     client = subprocess.Popen(
@@ -133,8 +134,9 @@ def test_a_client_killed_mid_arena_leaves_the_games_to_finish_and_collect_writes
     _until(lambda: (arena / QUEUE_FILE).exists(), "the games are queued")
     client.send_signal(signal.SIGKILL)
     client.wait()
+    assert collect(arena, write=False).finished < 12, "every game was over before the client was killed"
     _collected(arena)
-    ask = {"games": 2, "players": 6, "policies": ["seed-window"], "models": ["house:2"], "arena_id": "gone"}
+    ask = {"games": 12, "players": 8, "policies": ["seed-window"], "models": ["house:2"], "arena_id": "gone"}
     _same_as_local(arena, tmp_path, **ask)
 
 
