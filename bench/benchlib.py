@@ -56,12 +56,12 @@ class _TimedCall:
 def time_structured_calls(record: Callable[[float], None]) -> None:
     """Patch the engine's structured model calls (``mafia.nodes.player.structured``) so the time
     of every ``invoke`` (LangChain's wrapper and the model) goes to ``record``."""
-    structured = player_node.structured
+    structured = player_node.structured  # type: ignore[attr-defined]  # the module's own import, patched
 
     def timed_structured(model: Any, schema: Any) -> Any:
         return _TimedCall(structured(model, schema), record)
 
-    player_node.structured = timed_structured
+    player_node.structured = timed_structured  # type: ignore[attr-defined]  # the module's own import, patched
 
 
 class TimedHouseModel(HouseModel):

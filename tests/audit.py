@@ -16,6 +16,7 @@ ACTING = (
     ev.DefenseSpeech,
     ev.MafiaDiscussion,
     ev.DoctorProtection,
+    ev.BodyguardGuard,
     ev.Investigation,
     ev.NightZeroStrategy,
     ev.PlayerNote,  # thoughts, fallbacks, truncations
@@ -41,6 +42,7 @@ def audit(events: list[ev.EventBase]) -> list[str]:
     speakers: list[str] = []
     last_eliminated: str | None = None
     decided: str | None = None
+    guards: dict[str, str] = {}  # tonight's guards: bodyguard -> guarded
     game_won = False
     for i, e in enumerate(events):
         where = f"event {i} ({e.__class__.__name__}, round {e.round})"
@@ -104,6 +106,14 @@ def audit(events: list[ev.EventBase]) -> list[str]:
         elif isinstance(e, ev.DoctorProtection):
             if roles[e.protector] is not Role.DOCTOR or e.protected not in living:
                 bad(f"{where}: illegal protection")
+        elif isinstance(e, ev.BodyguardGuard):
+            if (
+                roles[e.bodyguard] is not Role.BODYGUARD
+                or e.guarded not in living
+                or e.guarded == e.bodyguard
+            ):
+                bad(f"{where}: illegal guard")
+            guards[e.bodyguard] = e.guarded
         elif isinstance(e, ev.Investigation):
             if roles[e.detective] is not Role.DETECTIVE or e.target not in living or e.target == e.detective:
                 bad(f"{where}: illegal investigation")
@@ -111,12 +121,15 @@ def audit(events: list[ev.EventBase]) -> list[str]:
                 bad(f"{where}: wrong investigation result")
         elif isinstance(e, ev.NightResolution):
             expected = None if decided is None or decided == e.protected else decided
+            guardian = next((b for b, g in guards.items() if g == expected), None)
+            if guardian is not None:  # the Bodyguard dies in the target's place, unless protected
+                expected = None if guardian == e.protected else guardian
             if e.actual_kill != expected:
                 bad(f"{where}: kill {e.actual_kill} != expected {expected}")
             if e.actual_kill is not None:
                 living.remove(e.actual_kill)
                 game_won = _winner(living, mafia) is not None
-            decided = None
+            decided, guards = None, {}
         elif isinstance(e, ev.GameOver):
             truth = _winner(living, mafia) or "draw"
             if e.winner != truth:

@@ -37,7 +37,7 @@ class Built:
 def capture_prompts(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Built]]:
     """Record every prompt the player subgraph builds while the block runs."""
     built: list[Built] = []
-    build = player_node.build_context
+    build = player_node.build_context  # type: ignore[attr-defined]  # the module's own import, patched
 
     def recording(
         events: Sequence[ev.EventBase], player: str, action: ActionKind, *args: Any, **kwargs: Any

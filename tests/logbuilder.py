@@ -22,6 +22,7 @@ from mafia.context import ContextPolicy, RenderedPrompt, build_context
 from mafia.game.actions import ActionKind
 from mafia.game.events import (
     Ballot,
+    BodyguardGuard,
     Count,
     DayStarted,
     DefenseSpeech,
@@ -736,7 +737,48 @@ def context_cases() -> dict[tuple[ActionKind, Role], Case]:
         ActionKind.NIGHT_KILL,
         False,
     )
+    guard_night = (list(cases[(ActionKind.PROTECT, doc)][0]), "Player 2", ActionKind.GUARD, False)
+    cases.update(bodyguard_cases({**cases, (ActionKind.GUARD, town): guard_night}))
     return cases
+
+
+BODYGUARD_SEAT = "Player 2"
+"""The seat the Bodyguard's cases deal the Bodyguard: the script's Town player who speaks, votes,
+defends, revotes and leaves (the seven-player script with that seat's role swapped)."""
+
+
+def with_bodyguard(events: Sequence[EventBase]) -> list[EventBase]:
+    """The script's log with Player 2 dealt the Bodyguard, who guarded Player 4 on night 1."""
+    out: list[EventBase] = []
+    for event in events:
+        if isinstance(event, GameStarted):
+            event = event.model_copy(update={"town": event.town - 1, "bodyguard": 1})
+        elif isinstance(event, RoleAssigned) and event.player == BODYGUARD_SEAT:
+            event = event.model_copy(update={"role": Role.BODYGUARD})
+        elif isinstance(event, GameOver):
+            roles = [
+                r.model_copy(update={"role": Role.BODYGUARD}) if r.player == BODYGUARD_SEAT else r
+                for r in event.roles
+            ]
+            event = event.model_copy(update={"roles": roles})
+        out.append(event)
+        if isinstance(event, DoctorProtection) and event.round == 1:
+            out.append(
+                BodyguardGuard(
+                    round=1, bodyguard=BODYGUARD_SEAT, guarded="Player 4", reasoning="Player 4 spoke up."
+                )
+            )
+    return out
+
+
+def bodyguard_cases(cases: Mapping[tuple[ActionKind, Role], Case]) -> dict[tuple[ActionKind, Role], Case]:
+    """The Bodyguard's decisions: the Town seat's cases (and the night's guard) with that seat
+    dealt the Bodyguard."""
+    return {
+        (action, Role.BODYGUARD): (with_bodyguard(events), player, action, game_over)
+        for (action, role), (events, player, _, game_over) in cases.items()
+        if role is Role.TOWN and player == BODYGUARD_SEAT
+    }
 
 
 def build_case(case: Case, policy: ContextPolicy = ContextPolicy()) -> RenderedPrompt:  # noqa: B008

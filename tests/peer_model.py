@@ -60,9 +60,10 @@ class PeerModel(BaseChatModel):
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
         """One tool call filled for the bound tool (stop words and callbacks play no part)."""
         tool = kwargs["tools"][0]["function"]
-        args = self.answer(tool["parameters"], "\n".join(m.text for m in messages))
+        filled = self.answer(tool["parameters"], "\n".join(m.text for m in messages))
         message = AIMessage(
-            content="", tool_calls=[{"name": tool["name"], "args": args, "id": "call-1", "type": "tool_call"}]
+            content="",
+            tool_calls=[{"name": tool["name"], "args": filled, "id": "call-1", "type": "tool_call"}],
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 

@@ -14,8 +14,9 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from mafia.call_records import Attempt
 from mafia.context.builder import build_context
 from mafia.context.policy import ContextPolicy
 from mafia.game.actions import ActionKind, TextLimits, empty_answer
@@ -122,7 +123,8 @@ def play_turn(
     given = answer(request, prompt)
     choice, rejection = check_answer(ActionKind(request["action"]), given, request["options"])
     assert rejection is None, f"{request['id']}: {rejection.error}"
-    attempts = [{"raw": "", "error": None, "kind": None}]
+    # A driver's answer is no model call: nothing billed, so no token fields in its record.
+    attempts = [cast(Attempt, {"raw": "", "error": None, "kind": None})]
     turn_state: Any = {"request": request, "answer": given, "prompt": prompt}
     turn = finish_turn(turn_state, choice, None, attempts, limits)
     turn["prompt_record"] = {"game_id": state["game_id"], **turn["prompt_record"]}

@@ -42,7 +42,7 @@ def _cancelling(route: Any, loop: asyncio.AbstractEventLoop, task: list[asyncio.
 async def _cancelled_then_resumed(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     loop = asyncio.get_running_loop()
     task: list[asyncio.Task[Any]] = []
-    step_route = graph_module.route
+    step_route = graph_module.route  # type: ignore[attr-defined]  # the module's own import, patched
     routers = {name: step_route(name) for name in STEPS}
     routers[STEP] = _cancelling(routers[STEP], loop, task)
     monkeypatch.setattr(graph_module, "route", routers.__getitem__)

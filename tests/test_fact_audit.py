@@ -236,7 +236,7 @@ def test_the_audit_catches_sections_that_forget(monkeypatch: pytest.MonkeyPatch)
     import mafia.context.transcript_text as transcript_text
 
     render_day = transcript_text.compressed_round
-    render_memory = sections.memory_text
+    render_memory = sections.memory_text  # type: ignore[attr-defined]  # the module's own import, patched
     ledger = transcript_text.claims_ledger
 
     def forget_old_days(summary: Any) -> list[str]:

@@ -22,6 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from audit import audit
 from fakes import read_ask, table_size
 from mafia.context.builder import prompt_messages
 from mafia.game.actions import Answer
@@ -140,7 +141,7 @@ def _audit_game(seed: int, players: int) -> tuple[list[str], int]:
     return audit_records(seed, records, model.plants, roles), len(records)
 
 
-def _audit_table_game(seed: int, players: int) -> tuple[list[str], int]:
+def _audit_table_game(seed: int, players: int, **setup: Any) -> tuple[list[str], int]:
     """One game over the protocol table (no LangGraph), the same canary model answering, audited.
 
     The model is called as structured output calls it (with the tools it binds), without
@@ -156,9 +157,10 @@ def _audit_table_game(seed: int, players: int) -> tuple[list[str], int]:
         assert isinstance(message, AIMessage)
         return Answer.model_validate(message.tool_calls[0]["args"]).model_dump(mode="json")
 
-    game = play_table({"seed": seed, "players": players}, answer, prompts=True)
-    roles = roles_from_log([parse_event(e) for e in game.events])
-    return audit_records(seed, game.records, model.plants, roles), len(game.records)
+    game = play_table({"seed": seed, "players": players, **setup}, answer, prompts=True)
+    events = [parse_event(e) for e in game.events]
+    roles = roles_from_log(events)
+    return [*audit(events), *audit_records(seed, game.records, model.plants, roles)], len(game.records)
 
 
 # Every game over the table; a sample of them through the graph, which renders the same prompts
@@ -190,6 +192,21 @@ def test_no_canary_reaches_an_unentitled_prompt_through_the_graph(chunk: int) ->
         prompts += n
     assert prompts > 0
     assert problems == [], "\n".join(problems[:20])
+
+
+BODYGUARD_GAMES = GAMES[:36]
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_no_canary_reaches_an_unentitled_prompt_with_the_bodyguard(chunk: int) -> None:
+    """House games with one Bodyguard dealt, at every table size: legal to the end, and the
+    Bodyguard's guard reasoning reaches its prompts alone."""
+    problems: list[str] = []
+    for seed, players in BODYGUARD_GAMES[chunk::2]:
+        found, n = _audit_table_game(seed, players, roles={"bodyguard": 1})
+        assert n > 0
+        problems += found
+    assert problems == []
 
 
 def test_the_audit_reports_a_partners_reasoning_in_a_prompt() -> None:

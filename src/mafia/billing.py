@@ -25,6 +25,7 @@ from typing import Any, cast
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
+from mafia.call_records import CallTokens, TurnTokens
 from mafia.context.tokens import count_tokens, encoder, safe_chunks
 
 CACHE_MIN = 1024
@@ -178,7 +179,7 @@ def call_tokens(
     schema: Schema | None,
     raw: str,
     tools: Sequence[Mapping[str, Any]] = (),
-) -> JSON:
+) -> CallTokens:
     """The token fields of one call (an attempt of a turn): the messages, the schema (None where
     the server compiles it into a grammar and bills none of it; any other tools offered follow it
     as JSON), the raw answer, and the keys of its cacheable prefixes for ``GameCache``."""
@@ -198,10 +199,10 @@ def call_tokens(
 SUMMED = ("prompt_tokens", "schema_tokens", "output_tokens")
 
 
-def turn_tokens(attempts: Iterable[Mapping[str, Any]]) -> JSON:
+def turn_tokens(attempts: Iterable[Mapping[str, Any]]) -> TurnTokens:
     """A turn's token fields: the sums over its calls (every attempt is a call)."""
     attempts = list(attempts)
-    return {name: sum(int(a.get(name, 0)) for a in attempts) for name in SUMMED}
+    return cast(TurnTokens, {name: sum(int(a.get(name, 0)) for a in attempts) for name in SUMMED})
 
 
 class GameCache:

@@ -14,6 +14,7 @@ from rich.rule import Rule
 from rich.table import Table
 
 from mafia.game import events as ev
+from mafia.game.rules import ROLES
 
 OUTCOME_TEXT = {
     "no_elimination": "No elimination.",
@@ -22,15 +23,17 @@ OUTCOME_TEXT = {
 }
 
 
-NIGHT_ACTIONS = {"mafia_round1", "mafia_round2", "night_kill", "protect", "investigate"}
+NIGHT_ACTIONS = {
+    "mafia_round1",
+    "mafia_round2",
+    "night_kill",
+    *(spec.night_action.value for spec in ROLES.values() if spec.night_action is not None),
+}
 
 
 def setup_text(event: ev.GameStarted) -> str:
     """The table in one line: seats, public role counts and the round cap."""
-    return (
-        f"{len(event.players)} players: {event.mafia} Mafia, {event.detective} Detective, "
-        f"{event.doctor} Doctor, {event.town} Town. Round cap {event.round_cap}."
-    )
+    return f"{len(event.players)} players: {event.composition()}. Round cap {event.round_cap}."
 
 
 def night_death_text(event: ev.DayStarted) -> str:
@@ -68,7 +71,14 @@ def is_night(event: ev.EventBase) -> bool:
     """Whether an event belongs to a night after night zero (its header is shown once)."""
     if isinstance(event, ev.Thought | ev.Fallback):
         return event.action in NIGHT_ACTIONS
-    night = ev.MafiaDiscussion | ev.MafiaVote | ev.DoctorProtection | ev.Investigation | ev.NightResolution
+    night = (
+        ev.MafiaDiscussion
+        | ev.MafiaVote
+        | ev.DoctorProtection
+        | ev.BodyguardGuard
+        | ev.Investigation
+        | ev.NightResolution
+    )
     return isinstance(event, night) and event.round > 0
 
 
@@ -141,6 +151,8 @@ class GameView:
                 out(f"[dim red]  (mafia) target {event.final_target}, decided by {event.decided_by}[/]")
             case ev.DoctorProtection():
                 out(f"[dim green]  (doctor) {event.protector} protects {event.protected}[/]")
+            case ev.BodyguardGuard():
+                out(f"[dim green]  (bodyguard) {event.bodyguard} guards {event.guarded}[/]")
             case ev.Investigation():
                 out(f"[dim cyan]  (detective) {event.detective} checks {event.target}: {event.result}[/]")
             case ev.NightResolution() if self.reveal:

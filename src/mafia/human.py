@@ -22,6 +22,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from mafia.answers import Rejection, normalize_choice, rejection_of
+from mafia.call_records import new_attempt
 from mafia.context.memory import NIGHT_ACTIONS
 from mafia.game.actions import Answer, empty_answer
 from mafia.game.events import AnswerKind
@@ -83,7 +84,8 @@ def ask_person(
     payload = turn_payload(state, choice_field, text_field, claims)
     value = interrupt(payload)
     answer, raw, rejection = answer_of(value, payload)
-    attempt: JSON = {"raw": raw, "error": None, "kind": None, **NO_TOKENS, "provider_usage": None}
+    attempt = new_attempt(raw, NO_TOKENS)
+    attempt["provider_usage"] = None
     if rejection is not None:
         attempt = {**attempt, "error": rejection.error, "kind": rejection.kind.value}
     return {"answer": answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}

@@ -10,7 +10,8 @@ get whole records (``unpack``), byte-identical to what was rendered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from mafia.game.state import JSON
 from mafia.prefix_cache import PrefixCache
@@ -30,7 +31,7 @@ def shared_prefix(a: str, b: str) -> int:
     return low
 
 
-def pack(record: JSON, previous: JSON | None) -> JSON:
+def pack(record: Mapping[str, Any], previous: Mapping[str, Any] | None) -> JSON:
     """``record`` with each prompt text cut to what ``previous`` (a whole record) does not share."""
     packed = dict(record)
     for key in TEXTS:
@@ -51,7 +52,7 @@ def unpack(packed: JSON, previous: JSON | None) -> JSON:
     return record
 
 
-def pack_all(records: Sequence[JSON], previous: JSON | None) -> list[JSON]:
+def pack_all(records: Sequence[Mapping[str, Any]], previous: Mapping[str, Any] | None) -> list[JSON]:
     """Whole records appended after ``previous`` (a whole record, or None), packed in order."""
     packed: list[JSON] = []
     for record in records:

@@ -9,6 +9,7 @@ from typing import Any, NotRequired
 from typing_extensions import TypedDict
 
 from mafia.billing import turn_tokens
+from mafia.call_records import Attempt, Prompt, PromptRecord
 from mafia.context.recall import RECALL_KIND
 from mafia.game.state import JSON, TurnRequest
 
@@ -32,9 +33,9 @@ class PlayerTurnState(PlayerTurnInput, PlayerTurnOutput):
     """The player subgraph's private working state (never returned to the game). JSON-plain: a turn
     stopped by a provider fault or an interrupt is checkpointed with it and goes on from there."""
 
-    prompt: JSON
+    prompt: Prompt
     messages: list[Any]
-    attempts: list[JSON]
+    attempts: list[Attempt]
     answer: JSON | None
     error: str | None
     recalls: NotRequired[int]
@@ -50,17 +51,18 @@ def prompt_record(
     seat: int,
     player: str,
     action: str,
-    prompt: JSON,
-    attempts: list[JSON],
+    prompt: Prompt,
+    attempts: list[Attempt],
     choice: str | None,
     claim: str | None,
     fallback_kind: str | None,
-) -> JSON:
+) -> PromptRecord:
     """The record prompts.jsonl keeps of one decision: who was asked what, the prompt (``system``,
     ``user``, its token counts and what was trimmed), every attempt with the turn's token sums, the
     choice and claim applied, and whether (and why) a fallback stood in. The recall calls are
     counted only where there were some: other logs stay as they were."""
-    record: JSON = {
+    sums = turn_tokens(attempts)
+    record: PromptRecord = {
         "id": id,
         "round": round,
         "seat": seat,
@@ -71,7 +73,9 @@ def prompt_record(
         "tokens": prompt["tokens"],
         "total_tokens": prompt["total_tokens"],
         "trimmed": prompt["trimmed"],
-        **turn_tokens(attempts),
+        "prompt_tokens": sums["prompt_tokens"],
+        "schema_tokens": sums["schema_tokens"],
+        "output_tokens": sums["output_tokens"],
         "attempts": attempts,
         "choice": choice,
         "claim": claim,

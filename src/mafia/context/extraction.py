@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mafia.game.rules import CLAIMABLE, ROLES, Role
+from mafia.game.rules import ROLES, SPOKEN_CLAIMS, Role
 
 
 def _words(text: str) -> frozenset[str]:
@@ -25,7 +25,7 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_ROLE_WORDS: tuple[tuple[Role, str], ...] = tuple((role, ROLES[role].claim_words) for role in CLAIMABLE)
+_ROLE_WORDS: tuple[tuple[Role, str], ...] = tuple((role, ROLES[role].claim_words) for role in SPOKEN_CLAIMS)
 _ROLE_ALT = "|".join(f"(?P<{role.name}>{words})" for role, words in _ROLE_WORDS)
 # The roles a bare fragment can claim ("Just town.", "Detective here"): "Mafia." alone is a read.
 _TOWN_ROLE_ALT = "|".join(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from mafia.context.sections import ordinal
 from mafia.context.situation import Situation
 from mafia.game.actions import ActionKind
+from mafia.game.events import BodyguardGuard
 from mafia.game.protocol import ACTIONS
 from mafia.prompts import anchors
 from mafia.prompts.templates import render
@@ -113,6 +114,19 @@ def _investigate(s: Situation) -> dict[str, str]:
     }
 
 
+def _guard(s: Situation) -> dict[str, str]:
+    done = [
+        f"Night {e.round}: {e.guarded}"
+        for e in s.record.view
+        if isinstance(e, BodyguardGuard) and e.bodyguard == s.me
+    ]
+    return {
+        "night": str(s.number),
+        "history": "; ".join(done) if done else "no one yet",
+        "targets_line": _targets(s),
+    }
+
+
 _VALUES: dict[ActionKind, Callable[[Situation], dict[str, str]]] = {
     ActionKind.SPEAK: _speak,
     ActionKind.VOTE: _vote,
@@ -125,6 +139,7 @@ _VALUES: dict[ActionKind, Callable[[Situation], dict[str, str]]] = {
     ActionKind.NIGHT_KILL: _night_kill,
     ActionKind.PROTECT: _protect,
     ActionKind.INVESTIGATE: _investigate,
+    ActionKind.GUARD: _guard,
 }
 
 

@@ -28,6 +28,7 @@ class ActionKind(StrEnum):
     NIGHT_KILL = "night_kill"  # a lone Mafia choosing directly
     PROTECT = "protect"
     INVESTIGATE = "investigate"
+    GUARD = "guard"
 
 
 # The field descriptions below are the answer guide the model reads (the schema is sent with every

@@ -14,7 +14,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
-from mafia.game.rules import DecidedBy, Role, VoteKind, Winner
+from mafia.game.rules import ROLES, DecidedBy, Role, VoteKind, Winner
 
 
 class AnswerKind(StrEnum):
@@ -110,6 +110,19 @@ class GameStarted(EventBase):
     doctor: int
     town: int
     round_cap: int
+    bodyguard: int = Field(default=0, exclude_if=lambda n: n == 0)
+    """Written only when dealt: a role off by default leaves the logs of games without it as they were."""
+
+    def count_of(self, role: Role) -> int:
+        """How many ``role`` seats the table holds (its public count)."""
+        count: int = getattr(self, role.value.lower())
+        return count
+
+    def composition(self) -> str:
+        """The public counts, e.g. "2 Mafia, 1 Detective, 1 Doctor, 3 Town" (a role off by
+        default is named only when dealt)."""
+        counts = {role: self.count_of(role) for role in ROLES}
+        return ", ".join(f"{n} {role.value}" for role, n in counts.items() if n or not ROLES[role].optional)
 
 
 class RoleAssigned(EventBase):
@@ -246,6 +259,17 @@ class DoctorProtection(EventBase):
     reasoning: str
 
 
+class BodyguardGuard(EventBase):
+    """Whom the Bodyguard guarded tonight and why (the guard is the Bodyguard's alone to know)."""
+
+    AUDIENCE = Audience.ACTOR
+    ACTOR_FIELD = "bodyguard"
+    type: Literal["bodyguard_guard"] = "bodyguard_guard"
+    bodyguard: str
+    guarded: str
+    reasoning: str
+
+
 class Investigation(EventBase):
     """The Detective's check of one player and its result."""
 
@@ -370,6 +394,7 @@ Event = Annotated[
     | MafiaDiscussion
     | MafiaVote
     | DoctorProtection
+    | BodyguardGuard
     | Investigation
     | NightResolution
     | Thought
@@ -395,6 +420,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     MafiaDiscussion,
     MafiaVote,
     DoctorProtection,
+    BodyguardGuard,
     Investigation,
     NightResolution,
     Thought,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from mafia.game.actions import ActionKind
 from mafia.game.events import (
     Ballot,
+    BodyguardGuard,
     DoctorProtection,
     GameOver,
     Investigation,
@@ -134,9 +135,19 @@ def night_resolution(state: GameState) -> GameUpdate:
             reasoning=turn["reasoning"],
         )
         events += [*dump([check])]
+    guards = {
+        turn["player"]: chosen(turn)
+        for turn in state["night_turns"]
+        if turn["action"] == ActionKind.GUARD.value
+    }
+    for bodyguard, guarded in guards.items():
+        reasoning = next(t["reasoning"] for t in state["night_turns"] if t["player"] == bodyguard)
+        events += dump(
+            [BodyguardGuard(round=state["round"], bodyguard=bodyguard, guarded=guarded, reasoning=reasoning)]
+        )
     intended = _kill_target(state)
     saved = {turn["choice"] for turn in protections}
-    actual = resolve_night(intended, intended if intended in saved else protected)
+    actual = resolve_night(intended, intended if intended in saved else protected, guards)
     events += dump(
         [
             NightResolution(

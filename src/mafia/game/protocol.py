@@ -42,6 +42,7 @@ from mafia.game.rules import (
     SKIP,
     Role,
     ballot_options,
+    guard_targets,
     investigation_targets,
     night_kill_targets,
     nomination_targets,
@@ -208,6 +209,12 @@ ACTIONS: dict[ActionKind, ActionSpec] = {
         "tasks/investigate",
         "Answer: choice (whom you investigate)" + _NO_TEXT,
         targets=lambda b: investigation_targets(b.living, b.me),
+        fallback=_first_option,  # the lowest-seat candidate
+    ),
+    ActionKind.GUARD: ActionSpec(
+        "tasks/guard",
+        "Answer: choice (whom you guard)" + _NO_TEXT,
+        targets=lambda b: guard_targets(b.living, b.me),
         fallback=_first_option,  # the lowest-seat candidate
     ),
 }

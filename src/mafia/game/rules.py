@@ -27,12 +27,13 @@ SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
 
 
 class Role(StrEnum):
-    """A secret role; the Mafia is one team, the three others are the Town."""
+    """A secret role; the Mafia is one team, every other role is the Town."""
 
     MAFIA = "Mafia"
     DETECTIVE = "Detective"
     DOCTOR = "Doctor"
     TOWN = "Town"
+    BODYGUARD = "Bodyguard"
 
 
 Team = Literal["mafia", "town"]
@@ -54,6 +55,9 @@ class RoleSpec:
     """The most a table may hold (one: its night results are private to their one holder)."""
     wakes: int = 0
     """When its night action is asked among the roles that have one, lower first."""
+    optional: bool = False
+    """Off by default: dealt only when a game's settings ask for it, and named in the table's
+    public composition only when dealt."""
 
     def playbook(self, role: Role) -> str:
         """Its playbook's template under prompts/."""
@@ -71,11 +75,15 @@ ROLES: dict[Role, RoleSpec] = {
     Role.TOWN: RoleSpec(
         "town", None, r"town(?:ie|sperson|sfolk|s ?person)?|villager|citizen|civilian|vanilla|vt"
     ),
+    Role.BODYGUARD: RoleSpec("town", ActionKind.GUARD, r"body ?guard", at_most=1, wakes=3, optional=True),
 }
 """Every role's row, in seat-dealing order. A role is named once, here and in ``Role``."""
 
-CLAIMABLE: tuple[Role, ...] = (*(r for r in ROLES if ROLES[r].side == "town"), Role.MAFIA)
-"""The roles a speech may claim, the Town's first (the answer schema's order)."""
+SPOKEN_CLAIMS: tuple[Role, ...] = (*(r for r in ROLES if ROLES[r].side == "town"), Role.MAFIA)
+"""The roles a speech may claim in its words, the Town's first."""
+CLAIMABLE: tuple[Role, ...] = tuple(r for r in SPOKEN_CLAIMS if not ROLES[r].optional)
+"""The roles the answer's claim field offers (the answer schema's order); a role off by default is
+claimed in words, so the schema stays the same for every table."""
 
 # Mafia seats by table size; Detective and Doctor are one each, Town fills the rest.
 _DEFAULT_MAFIA = {5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3, 11: 3, 12: 3, 13: 3, 14: 4, 15: 4, 16: 4}
@@ -102,10 +110,16 @@ class RoleCounts:
     detective: int
     doctor: int
     town: int
+    bodyguard: int = 0
 
     @property
     def total(self) -> int:
-        return self.mafia + self.detective + self.doctor + self.town
+        return sum(self.of(role) for role in ROLES)
+
+    def of(self, role: Role) -> int:
+        """How many ``role`` seats the table holds."""
+        count: int = getattr(self, role.value.lower())
+        return count
 
     @classmethod
     def default(cls, players: int) -> RoleCounts:
@@ -148,7 +162,7 @@ def parse_role_counts(spec: Mapping[str, int], players: int) -> RoleCounts:
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         _bad_players(players)
     base = RoleCounts.default(players)
-    counts = {name: spec.get(name, getattr(base, name)) for name in ROLE_FIELDS[:3]}
+    counts = {name: spec.get(name, getattr(base, name)) for name in ROLE_FIELDS if name != "town"}
     for name, value in counts.items():
         if value < 0:
             raise ConfigError(f"roles.{name}", f"must be 0 or more, got {value}")
@@ -189,7 +203,7 @@ def validate_config(config: GameConfig) -> None:
     for role, spec in ROLES.items():
         # One Detective or Doctor at most: night results are private to their one holder (a
         # second Doctor would learn the first's protection from the night's outcome record).
-        value = getattr(counts, role.value.lower())
+        value = counts.of(role)
         if spec.at_most is not None and value > spec.at_most:
             allowed = " or ".join(map(str, range(spec.at_most + 1)))
             raise ConfigError(f"roles.{role.value.lower()}", f"must be {allowed}, got {value}")
@@ -236,12 +250,7 @@ def assign_roles(config: GameConfig) -> tuple[Seat, ...]:
     """Seat the players and deal roles with a RNG seeded from the config (same seed, same deal)."""
     validate_config(config)
     counts = config.role_counts()
-    deck = (
-        [Role.MAFIA] * counts.mafia
-        + [Role.DETECTIVE] * counts.detective
-        + [Role.DOCTOR] * counts.doctor
-        + [Role.TOWN] * counts.town
-    )
+    deck = [role for role in ROLES for _ in range(counts.of(role))]
     random.Random(config.seed).shuffle(deck)
     return tuple(
         Seat(seat=k, name=name, role=role)
@@ -274,6 +283,11 @@ def night_kill_targets(living: Sequence[str], mafia: Iterable[str]) -> list[str]
 def protection_targets(living: Sequence[str]) -> list[str]:
     """The Doctor may protect any living player, themself included."""
     return list(living)
+
+
+def guard_targets(living: Sequence[str], bodyguard: str) -> list[str]:
+    """The Bodyguard may guard any living player other than themself."""
+    return [p for p in living if p != bodyguard]
 
 
 def investigation_targets(living: Sequence[str], detective: str) -> list[str]:
@@ -409,11 +423,18 @@ def after_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str])
 # ---- night, deaths, winners, order ---------------------------------------------------------
 
 
-def resolve_night(intended_kill: str | None, protected: str | None) -> str | None:
-    """Who dies tonight: the intended target unless the Doctor protected exactly them."""
+def resolve_night(
+    intended_kill: str | None, protected: str | None, guards: Mapping[str, str] | None = None
+) -> str | None:
+    """Who dies tonight: the intended target unless the Doctor protected exactly them; a target
+    the Doctor left unprotected but a Bodyguard guarded (``guards``: bodyguard to guarded) is
+    spared and their Bodyguard dies in their place, unless the Doctor protected the Bodyguard."""
     if intended_kill is None or intended_kill in (SKIP, protected):
         return None
-    return intended_kill
+    guardian = next((b for b, guarded in (guards or {}).items() if guarded == intended_kill), None)
+    if guardian is None:
+        return intended_kill
+    return None if guardian == protected else guardian
 
 
 def winner(living_roles: Iterable[Role]) -> Literal["mafia", "town"] | None:

@@ -46,6 +46,7 @@ from mafia.answers import (
 )
 from mafia.billing import call_tokens
 from mafia.call_kinds import rejected
+from mafia.call_records import Attempt, Prompt, new_attempt
 from mafia.context.builder import build_context, prompt_messages, with_schema_note
 from mafia.context.call_budget import fit_tokens, over_budget
 from mafia.context.extraction import claimed_role
@@ -168,7 +169,7 @@ def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) ->
     if not is_human(spec) and states_schema(resolve_model(spec)):
         action = ActionKind(req["action"])
         system = with_schema_note(system, answer_schema(action, req["options"], reask=False))
-    plain: JSON = {
+    plain: Prompt = {
         "system": system,
         "user": prompt.user,
         "tokens": dict(prompt.token_counts()),
@@ -252,14 +253,8 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         raw = raw or rejection.raw
     # A grammar server neither bills the schema nor puts it in the prompt's prefix.
     billed_schema = schema if dialect == "stable" else None
-    attempt: JSON = {
-        "raw": raw,
-        "error": None,
-        "kind": None,
-        "schema": dialect,
-        **call_tokens(state["messages"], billed_schema, raw, tools),
-        "provider_usage": usage,
-    }
+    attempt = new_attempt(raw, call_tokens(state["messages"], billed_schema, raw, tools), schema=dialect)
+    attempt["provider_usage"] = usage
     budget = game_context(runtime).policy.token_budget
     if tools or budget is not None:  # what a budget bounds: the prompt, a re-ask, a recall exchange
         used = context_tokens(state["messages"])
@@ -287,13 +282,8 @@ def recall_asked(
     """The update of a call that asked for a recall: a billed attempt, the call kept in the
     turn's messages (without the text beside it under a token budget), and the call waiting for
     the recall node."""
-    attempt: JSON = {
-        "raw": text,
-        "error": None,
-        "kind": RECALL_KIND,
-        **call_tokens(state["messages"], schema, text, tools),
-        "context_tokens": context_tokens(state["messages"]),
-    }
+    attempt = new_attempt(text, call_tokens(state["messages"], schema, text, tools), kind=RECALL_KIND)
+    attempt["context_tokens"] = context_tokens(state["messages"])
     return {
         "answer": None,
         "error": None,
@@ -318,7 +308,7 @@ def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     last = attempts[-1]
     rejection: Rejection | None = None
     if answer is None:
-        rejection = Rejection(AnswerKind(last["kind"]), last["error"], last["raw"])
+        rejection = Rejection(AnswerKind(last["kind"] or ""), last["error"] or "", last["raw"])
     else:
         choice, rejection = check_answer(action, answer, req["options"])
         if rejection is not None:
@@ -356,7 +346,7 @@ def finish_turn(
     state: PlayerTurnState,
     choice: str | None,
     rejection: Rejection | None,
-    attempts: list[JSON],
+    attempts: list[Attempt],
     limits: TextLimits,
 ) -> JSON:
     """The finished turn: the choice, the text, the thought (or fallback) events, the prompt record.

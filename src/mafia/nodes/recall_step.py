@@ -11,6 +11,7 @@ billed attempt of the turn (``kind`` "recall"), recorded with its query and hits
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from langchain_core.exceptions import OutputParserException
@@ -175,6 +176,6 @@ def route_decide(state: PlayerTurnState) -> Literal["recall", "commit"]:
     return "recall" if state.get("tool_call") else "commit"
 
 
-def recall_count(attempts: list[JSON]) -> int:
+def recall_count(attempts: Sequence[Mapping[str, Any]]) -> int:
     """The recall calls among a turn's attempts."""
     return sum(1 for a in attempts if a.get("kind") == RECALL_KIND)

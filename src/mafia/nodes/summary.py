@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 
 from mafia.answers import encodable, rejection_of
 from mafia.billing import call_tokens
+from mafia.call_records import Prompt, PromptRecord, new_attempt
 from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, SummaryAnswer, check_summary, summary_request
 from mafia.context.tokens import count_tokens
 from mafia.game.actions import ActionBase
@@ -57,7 +58,9 @@ def provider_fault(exc: BaseException) -> bool:
     return client is not None and isinstance(exc, client.APIError)
 
 
-def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[list[JSON], list[JSON]]:
+def dawn_summary(
+    events: list[EventBase], ctx: GameContext, day: int
+) -> tuple[list[JSON], list[PromptRecord]]:
     """The events (a summary or a fallback) and the prompt record of the summary due at the dawn
     of ``day`` over ``events`` (the log with the day's opening), or nothing when none is due."""
     request = summary_request(events, ctx.policy, day)
@@ -91,12 +94,13 @@ def dawn_summary(events: list[EventBase], ctx: GameContext, day: int) -> tuple[l
     if text is not None:
         reason = check_summary(events, text, request.through)
         kind = "dropped_fact" if reason is not None else None
-    attempt: JSON = {"raw": raw, "error": reason, "kind": kind, **call_tokens(messages, schema, raw)}
+    attempt = new_attempt(raw, call_tokens(messages, schema, raw), kind=kind)
+    attempt["error"] = reason
     if reason is None and text is not None:
         event: EventBase = ColdSummary(round=day, through=request.through, text=text, summariser=label)
     else:
         event = SummaryFallback(round=day, through=request.through, reason=reason or "", summariser=label)
-    prompt: JSON = {
+    prompt: Prompt = {
         "system": request.system,
         "user": request.user,
         "tokens": {"summary_request": count_tokens(request.user)},

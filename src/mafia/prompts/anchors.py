@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from mafia.game.rules import Role
+
 # Section headers. Task headers are "[YOUR TASK: SPEAK]" etc. The system message holds RULES alone
 # (the same for every player, all game; the answer schema's field descriptions guide the fields);
 # the user message opens with TRANSCRIPT (cold before hot, so consecutive prompts share a long
@@ -28,9 +30,10 @@ TASK_PREFIX = "[YOUR TASK: "
 
 SECTION_HEADER = re.compile(r"^\[(?:[A-Z][A-Z ]+|YOUR TASK: [A-Z_0-9]+)\]$")
 
-IDENTITY_LINE = re.compile(
-    r"^You are (?P<name>.+?)\. Your role is (?P<role>Mafia|Detective|Doctor|Town)\.$", re.M
-)
+_ROLE_NAMES = "|".join(role.value for role in Role)
+"""Every role's name as an alternation (the roles table's names)."""
+
+IDENTITY_LINE = re.compile(rf"^You are (?P<name>.+?)\. Your role is (?P<role>{_ROLE_NAMES})\.$", re.M)
 TASK_LINE = re.compile(r"^\[YOUR TASK: (?P<action>[A-Z_0-9]+)\]$", re.M)
 TARGETS_LINE = re.compile(r"^Valid targets: (?P<targets>.*)$", re.M)
 LIVING_LINE = re.compile(r"^Living: (?P<names>.*)$", re.M)
@@ -40,7 +43,7 @@ _NUMBERS = r"\d+(?:-\d+)?(?:, ?\d+(?:-\d+)?)*"
 _NIGHTS = r"Nights? (?P<night>\d+)(?P<more>(?:-\d+)?(?:, \d+(?:-\d+)?)*)"
 RESULT_LINE = re.compile(rf"^- {_NIGHTS}: (?P<target>.+?) is (?P<result>Mafia|Not Mafia)$", re.M)
 # The tail a speech, defense or last words carry when the speaker stated a role claim with them.
-CLAIM_TAIL = r"(?: \(claims (?:Mafia|Detective|Doctor|Town)\))?"
+CLAIM_TAIL = rf"(?: \(claims (?:{_ROLE_NAMES})\))?"
 SPEECH_LINE = re.compile(
     rf'^- (?P<speaker>.+?) said: "(?P<text>.*)"{CLAIM_TAIL}(?: \(nominated (?P<nomination>.+?)\))?$',
     re.M,
@@ -138,7 +141,7 @@ DAY_HEADER = re.compile(r"^Day (?P<day>\d+)\b.*$", re.M)
 DEFENSE_LINE = re.compile(rf'^- (?P<speaker>[^"]+?) defended: "(?P<text>.*)"{CLAIM_TAIL}$', re.M)
 LAST_WORDS_LINE = re.compile(rf'^- (?P<speaker>[^"]+?) last words: "(?P<text>.*)"{CLAIM_TAIL}$', re.M)
 CLAIM_LINE = re.compile(
-    r"^- (?P<player>[^\"]+?) claimed (?P<role>Mafia|Detective|Doctor|Town)"
+    rf"^- (?P<player>[^\"]+?) claimed (?P<role>{_ROLE_NAMES})"
     r"(?: \(day (?P<day>\d+)\))?$",
     re.M,
 )

@@ -37,10 +37,12 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     "tasks/night_kill": _TASK | {"night", "targets_line"},
     "tasks/protect": _TASK | {"night", "history", "targets_line"},
     "tasks/investigate": _TASK | {"night", "history", "targets_line"},
+    "tasks/guard": _TASK | {"night", "history", "targets_line"},
     "playbooks/mafia": frozenset(),
     "playbooks/detective": frozenset(),
     "playbooks/doctor": frozenset(),
     "playbooks/town": frozenset(),
+    "playbooks/bodyguard": frozenset(),
 }
 
 _EMPTY = "\x00"

@@ -248,6 +248,9 @@ def _body(event: ev.EventBase, roles: Mapping[str, Role]) -> str:
         case ev.DoctorProtection():
             protected = escape(event.protected)
             return f"{_who(event.protector, roles)} protects {protected}: {_words(event.reasoning)}"
+        case ev.BodyguardGuard():
+            guarded = escape(event.guarded)
+            return f"{_who(event.bodyguard, roles)} guards {guarded}: {_words(event.reasoning)}"
         case ev.Investigation():
             return (
                 f"{_who(event.detective, roles)} checks {escape(event.target)}: "

@@ -27,7 +27,8 @@ from mafia.game.state import JSON
 from mafia.tournament.results import TableResult, side_of
 
 PASSES = 20
-ROLES = tuple(role.value for role in RULE_ROLES)
+ROLES = tuple(role.value for role, spec in RULE_ROLES.items() if not spec.optional)
+"""The roles rated and reported one by one (a role off by default counts in the overall ratings)."""
 SIDES = ("mafia", "town")
 # Ranks of the (mafia, town) teams by winner; lower ranks win.
 RANKS = {"mafia": (1.0, 2.0), "town": (2.0, 1.0), "draw": (1.0, 1.0)}

@@ -12,6 +12,7 @@ from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
 from mafia.call_kinds import SUMMARY_ACTION
 from mafia.cost import Cost, cost_of
+from mafia.game.rules import ROLES, Role
 from mafia.game.state import JSON
 from mafia.tournament.spec import KIND
 
@@ -57,8 +58,8 @@ def _figures(cost: Cost) -> dict[str, float | None]:
 
 
 def side_of(role: str) -> str:
-    """The side a role plays on: ``mafia`` or ``town`` (Detective, Doctor and Town)."""
-    return "mafia" if role == "Mafia" else "town"
+    """The side a role plays on: ``mafia`` or ``town`` (the roles table's)."""
+    return ROLES[Role(role)].side
 
 
 @dataclass(frozen=True)

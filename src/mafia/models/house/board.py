@@ -12,11 +12,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from mafia.game.rules import SKIP, Role
+from mafia.game.rules import ROLES, SKIP, Role
 from mafia.models.house.prompt_reading import PromptView, SaidLine
 from mafia.models.house.text_reading import TextReading
 
 CERTAIN = 50.0
+
+_TOWN_ROLES = frozenset(role.value for role, spec in ROLES.items() if spec.side == "town")
 
 
 class Reason(NamedTuple):
@@ -238,7 +240,7 @@ def _knowledge(board: Board, view: PromptView, private: bool) -> None:
             board.add(player, -4.0, "", "the Mafia went for them on a night I protected them")
     board.known_mafia.update(board.partners)
     for liar in board.liars:
-        sure = private and board.role in (Role.DETECTIVE, Role.TOWN, Role.DOCTOR)
+        sure = private and board.role in _TOWN_ROLES
         weight = CERTAIN if sure else 6.0
         board.add(liar, weight, "their Detective claim is false", "false Detective claim")
     _detective_claims(board)

@@ -74,6 +74,7 @@ HANDLERS: dict[ActionKind, Callable[[Ctx], Decision]] = {
     ActionKind.NIGHT_KILL: night.mafia_round2,
     ActionKind.PROTECT: night.protect,
     ActionKind.INVESTIGATE: night.investigate,
+    ActionKind.GUARD: night.guard,
 }
 """How the house model plays each action (a role's night action included): its tactic."""
 _HANDLERS: dict[str, Callable[[Ctx], Decision]] = {kind.value: tactic for kind, tactic in HANDLERS.items()}

@@ -166,6 +166,26 @@ def protect(ctx: Ctx) -> Decision:
     return decision_with({"choice": choice}, "Keep the town's key players alive.", reasoning)
 
 
+def guard(ctx: Ctx) -> Decision:
+    """Guard a believed Detective or Doctor claim, else the most trusted vocal town player: the
+    Mafia's likeliest targets, for whom the Bodyguard's life is a good trade."""
+    b, rng = ctx.board, ctx.rng
+    options = [o for o in names_only(listed_options(ctx)) if o != b.me]
+    if ctx.sloppy() and options:
+        return decision_with({"choice": rng.choice(options)}, "Guard someone.", "A loose pick.")
+    claims = [*b.detective_claims, *b.doctor_claims]
+    claimed = [c for c in claims if c in options and c not in b.liars]
+    if claimed:
+        choice = max(claimed, key=lambda c: b.trust.get(c, 0.0))
+        reasoning = f"{choice} claimed a power role; the Mafia will want them dead."
+    else:
+        vocal = Counter(s.speaker for s, _ in b.readings if s.nomination)
+        pick = best(rng, options, lambda p: 0.3 * vocal[p] - b.total(p, FOLLOW_READ))
+        choice = pick if pick is not None else (options[0] if options else SKIP)
+        reasoning = f"{choice} is a trusted, vocal town player the Mafia may target."
+    return decision_with({"choice": choice}, "Stand in front of the town's key players.", reasoning)
+
+
 def investigate(ctx: Ctx) -> Decision:
     b, rng = ctx.board, ctx.rng
     options = [o for o in names_only(listed_options(ctx)) if o != b.me]

@@ -1,0 +1,148 @@
+"""The Bodyguard, an optional Town role: its deal, its night rule, its claims, its information
+barrier, and house and random play with it on to a legal end."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+import typer
+
+from audit import audit
+from mafia.checks import parse_roles
+from mafia.context.extraction import claimed_role, extract
+from mafia.game import events as ev
+from mafia.game.events import parse_event
+from mafia.game.rules import (
+    ROLES,
+    ConfigError,
+    GameConfig,
+    Role,
+    RoleCounts,
+    assign_roles,
+    parse_role_counts,
+    resolve_night,
+)
+from mafia.game_settings import SETUP_KEYS
+from mafia.views import player_view
+from table_driver import play_table, random_answer, sweep_setup
+
+PLAYERS = [f"Player {k}" for k in range(1, 8)]
+
+
+def bodyguard_setup(seed: int) -> dict[str, object]:
+    """Sweep game ``seed`` with one Bodyguard dealt."""
+    return {**sweep_setup(seed), "roles": {"bodyguard": 1}}
+
+
+# ---- deal and settings ---------------------------------------------------------------------
+
+
+def test_the_bodyguard_is_off_by_default_and_dealt_once_when_asked() -> None:
+    assert RoleCounts.default(7).bodyguard == 0
+    assert all(s.role is not Role.BODYGUARD for s in assign_roles(GameConfig(players=7, seed=3)))
+    counts = parse_role_counts({"bodyguard": 1}, 7)
+    assert (counts.mafia, counts.detective, counts.doctor, counts.bodyguard, counts.town) == (2, 1, 1, 1, 2)
+    for seed in range(20):
+        seats = assign_roles(GameConfig(players=7, roles=counts, seed=seed))
+        assert Counter(s.role for s in seats) == {
+            Role.MAFIA: 2,
+            Role.DETECTIVE: 1,
+            Role.DOCTOR: 1,
+            Role.BODYGUARD: 1,
+            Role.TOWN: 2,
+        }
+    with pytest.raises(ConfigError, match=r"roles\.bodyguard: must be 0 or 1, got 2"):
+        assign_roles(GameConfig(players=7, roles=parse_role_counts({"bodyguard": 2}, 7)))
+
+
+def test_the_command_line_and_the_settings_take_bodyguard_counts() -> None:
+    assert parse_roles("bodyguard=1") == {"bodyguard": 1}
+    with pytest.raises(typer.BadParameter, match="bodyguard"):
+        parse_roles("guard=1")
+    assert "roles" in SETUP_KEYS
+    started = play_table({"seed": 1, "roles": {"bodyguard": 1}}, random_answer(1)).events[0]
+    assert started["bodyguard"] == 1 and started["town"] == 2
+
+
+def test_a_game_without_the_bodyguard_writes_no_bodyguard_count() -> None:
+    started = play_table({"seed": 1}, random_answer(1)).events[0]
+    assert "bodyguard" not in started
+    assert parse_event(started).composition() == "2 Mafia, 1 Detective, 1 Doctor, 3 Town"  # type: ignore[attr-defined]
+
+
+# ---- the night's rule ----------------------------------------------------------------------
+
+
+def test_the_bodyguard_dies_in_place_of_the_guarded_target() -> None:
+    assert resolve_night("Player 3", None, {"Player 6": "Player 3"}) == "Player 6"
+
+
+def test_a_doctors_save_of_the_target_means_no_one_dies() -> None:
+    assert resolve_night("Player 3", "Player 3", {"Player 6": "Player 3"}) is None
+
+
+def test_a_doctors_save_of_the_bodyguard_means_no_one_dies() -> None:
+    assert resolve_night("Player 3", "Player 6", {"Player 6": "Player 3"}) is None
+
+
+def test_a_guard_elsewhere_changes_nothing() -> None:
+    assert resolve_night("Player 3", "Player 4", {"Player 6": "Player 5"}) == "Player 3"
+    assert resolve_night("skip", None, {"Player 6": "Player 5"}) is None
+
+
+# ---- claims --------------------------------------------------------------------------------
+
+
+def test_a_bodyguard_claim_is_read_from_words_and_from_the_claim_field() -> None:
+    assert ROLES[Role.BODYGUARD].claim_words
+    assert extract("I am the Bodyguard; Player 3 is safe with me.", "Player 2", PLAYERS).claims == (
+        Role.BODYGUARD,
+    )
+    assert extract("Claim: body guard.", "Player 2", PLAYERS).claims == (Role.BODYGUARD,)
+    assert claimed_role("the bodyguard") is Role.BODYGUARD
+    assert extract("I would guard Player 3 if I could.", "Player 2", PLAYERS).claims == ()
+
+
+# ---- play to a legal end -------------------------------------------------------------------
+
+SEEDS = range(240)
+
+
+def test_random_games_with_the_bodyguard_are_legal_end_and_take_its_paths() -> None:
+    """Random legal play over the table with one Bodyguard at every table size: the independent
+    referee (``audit.py``) finds every night legal, and the guard's outcomes all occur."""
+    outcomes: Counter[str] = Counter()
+    for seed in SEEDS:
+        events = [parse_event(e) for e in play_table(bodyguard_setup(seed), random_answer(seed)).events]
+        assert audit(events) == [], f"seed {seed}"
+        assert sum(isinstance(e, ev.GameOver) for e in events) == 1
+        guards: dict[str, str] = {}
+        for e in events:
+            if isinstance(e, ev.BodyguardGuard):
+                guards[e.bodyguard] = e.guarded
+            elif isinstance(e, ev.NightResolution):
+                if e.intended_kill in guards.values():
+                    bodyguard = next(b for b, g in guards.items() if g == e.intended_kill)
+                    if e.actual_kill == bodyguard:
+                        outcomes["bodyguard died"] += 1
+                    elif e.protected == e.intended_kill:
+                        outcomes["doctor saved the target"] += 1
+                    elif e.protected == bodyguard:
+                        outcomes["doctor saved the bodyguard"] += 1
+                guards = {}
+    assert set(outcomes) == {"bodyguard died", "doctor saved the target", "doctor saved the bodyguard"}
+
+
+def test_the_guard_reaches_no_other_players_view() -> None:
+    """The information barrier: a night's guard is in the Bodyguard's view alone."""
+    seen = 0
+    for seed in range(0, 240, 10):
+        events = [parse_event(e) for e in play_table(bodyguard_setup(seed), random_answer(seed)).events]
+        roles = ev.roles_from_log(events)
+        for viewer, role in roles.items():
+            guards = [e for e in player_view(events, viewer, roles) if isinstance(e, ev.BodyguardGuard)]
+            assert all(g.bodyguard == viewer for g in guards), f"seed {seed}: {viewer} saw a guard"
+            if role is Role.BODYGUARD:
+                seen += len(guards)
+    assert seen > 0
