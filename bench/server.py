@@ -9,7 +9,8 @@ or, locally, this process's.
 
 Prints ``games_per_minute_1w=``, ``games_per_minute_2w=``, ``games_per_minute_4w=``,
 ``games_per_minute_2proc=``, ``local_games_per_minute=``, ``engine_cpu_seconds_per_game_<run>=``
-and ``peak_rss_mb_<run>=`` (the largest serving process) for each, and ``two_workers_speedup=``
+and the peak resident memory of every process, ``peak_rss_mb_<run>_p<n>=`` for each server
+process (its VmHWM) and ``peak_rss_mb_local=`` (this process's ru_maxrss), and ``two_workers_speedup=``
 (2w over 1w) and ``server_cpu_over_local=`` (2w's CPU per game over local's).
 """
 
@@ -79,8 +80,8 @@ def on_server(work: Path, name: str, processes: int, workers: int, ask: dict[str
         games = _played(run_arena(**ask, server=made.processes[0].url, queue=True, out=work / name))
         wall = time.perf_counter() - start
         cpu = sum(cpu_s(pid) for pid in pids) - cpu_before
-        peak = max(peak_mb(pid) for pid in pids)
-    return {"gpm": games * 60 / wall, "cpu": cpu / games, "peak": peak}
+        peaks = {f"_p{i}": peak_mb(pid) for i, pid in enumerate(pids)}
+    return {"gpm": games * 60 / wall, "cpu": cpu / games, **peaks}
 
 
 def _played(summary: dict[str, Any]) -> int:
@@ -104,7 +105,7 @@ def local(work: Path, ask: dict[str, Any]) -> dict[str, float]:
     after = resource.getrusage(resource.RUSAGE_SELF)
     games = int(summary["finished"])
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"gpm": games * 60 / wall, "cpu": cpu / games, "peak": after.ru_maxrss / 1024}
+    return {"gpm": games * 60 / wall, "cpu": cpu / games, "": after.ru_maxrss / 1024}
 
 
 def main() -> None:
@@ -145,7 +146,9 @@ def main() -> None:
             f"{'local_games_per_minute' if name == 'local' else f'games_per_minute_{name}'}={got['gpm']:.2f}"
         )
         print(f"engine_cpu_seconds_per_game_{name}={got['cpu']:.3f}")
-        print(f"peak_rss_mb_{name}={got['peak']:.0f}")
+        for process, peak in got.items():
+            if process not in ("gpm", "cpu"):
+                print(f"peak_rss_mb_{name}{process}={peak:.0f}")
     if "1w" in figures:
         print(f"two_workers_speedup={figures['2w']['gpm'] / figures['1w']['gpm']:.2f}")
     print(f"server_cpu_over_local={figures['2w']['cpu'] / figures['local']['cpu']:.2f}")

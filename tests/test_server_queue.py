@@ -21,6 +21,8 @@ from langgraph_sdk import get_sync_client
 from arena_helpers import logs_of
 from mafia.arena import run_arena
 from mafia.arena.queued import QUEUE_FILE, cancel, collect
+from mafia.tournament import run_tournament
+from mafia.tournament.run import tournament_summary
 from server_cluster import Cluster, cluster, unavailable
 
 WHY = unavailable()
@@ -37,18 +39,22 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         yield made
 
 
-def _until(done: Callable[[], bool], what: str, limit_s: float = 240) -> None:
+# Generous limits: a busy two-core machine plays the 24 games of an arena in minutes.
+LIMIT_S = 900
+
+
+def _until(done: Callable[[], bool], what: str, limit_s: float = LIMIT_S) -> None:
     deadline = time.monotonic() + limit_s
     while not done():
         assert time.monotonic() < deadline, f"timed out waiting until {what}"
         time.sleep(0.2)
 
 
-def _collected(arena: Path, limit_s: float = 240) -> None:
-    """Collect the arena's games until every one has finished (none may stop)."""
+def _collected(arena: Path, limit_s: float = LIMIT_S, **options: Any) -> None:
+    """Collect the arena's (or tournament's) games until every one has finished (none may stop)."""
 
     def all_written() -> bool:
-        progress = collect(arena)
+        progress = collect(arena, **options)
         assert not progress.stopped, progress.stopped
         return progress.finished == progress.total
 
@@ -77,16 +83,28 @@ def test_an_arena_queued_on_two_server_processes_logs_as_the_local_arena(
     servers: Cluster, tmp_path: Path
 ) -> None:
     ask = {**ARENA, "games": 12, "arena_id": "two"}  # 24 games
-    started = time.monotonic()
     summary = run_arena(**ask, server=servers.processes[0].url, queue=True, out=tmp_path)
-    queued_s = time.monotonic() - started
     arena = tmp_path / "arena-two"
     assert summary["finished"] < 24, "queueing returned only once the games were played"
     _collected(arena)
     assert json.loads((arena / "summary.json").read_text())["finished"] == 24
     assert all(SUCCEEDED in p.log() for p in servers.processes), "a server process took no game"
     _same_as_local(arena, tmp_path, **ask)
-    assert queued_s < 60
+
+
+def test_a_tournament_queued_on_the_server_logs_and_rates_as_the_local_tournament(
+    servers: Cluster, tmp_path: Path
+) -> None:
+    ask = {"games": 4, "players": 5, "models": ["house:1", "house:2"], "tournament_id": "cup"}
+    run_tournament(**ask, server=servers.processes[1].url, queue=True, out=tmp_path)
+    folder = tmp_path / "tournament-cup"
+    _collected(folder, summary=tournament_summary)
+    queued = json.loads((folder / "summary.json").read_text())
+    local = run_tournament(**ask, out=tmp_path / "local")
+    assert queued["finished"] == local["finished"] == 4
+    assert logs_of(folder) == logs_of(tmp_path / "local" / folder.name)
+    assert len(logs_of(folder)) == 8
+    assert queued["ratings"] == local["ratings"]
 
 
 def test_a_cancelled_game_goes_on_from_its_last_whole_step(servers: Cluster, tmp_path: Path) -> None:
@@ -105,18 +123,20 @@ def test_a_cancelled_game_goes_on_from_its_last_whole_step(servers: Cluster, tmp
 def test_a_client_killed_mid_arena_leaves_the_games_to_finish_and_collect_writes_them(
     servers: Cluster, tmp_path: Path
 ) -> None:
-    args = ["arena", "--games", "2", "--players", "6", "--policy", "seed-window", "--model", "house:2"]
+    # More games than the two processes take at once: some are still queued when the client dies.
+    args = ["arena", "--games", "12", "--players", "8", "--policy", "seed-window", "--model", "house:2"]
     args += ["--id", "gone", "--out", str(tmp_path), "--server", servers.processes[0].url, "--queue"]
     env = {**os.environ, "LANGSMITH_TRACING": "false"}
     client = subprocess.Popen(
         [str(Path(sys.executable).parent / "mafia"), *args], env=env, stdout=subprocess.PIPE, text=True
     )
     arena = tmp_path / "arena-gone"
-    _until(lambda: (arena / QUEUE_FILE).exists(), "the games are queued", 60)
+    _until(lambda: (arena / QUEUE_FILE).exists(), "the games are queued")
     client.send_signal(signal.SIGKILL)
     client.wait()
+    assert collect(arena, write=False).finished < 12, "every game was over before the client was killed"
     _collected(arena)
-    ask = {"games": 2, "players": 6, "policies": ["seed-window"], "models": ["house:2"], "arena_id": "gone"}
+    ask = {"games": 12, "players": 8, "policies": ["seed-window"], "models": ["house:2"], "arena_id": "gone"}
     _same_as_local(arena, tmp_path, **ask)
 
 

@@ -50,8 +50,8 @@ DetachOption = Annotated[bool, typer.Option(help="With --queue: return once the 
 CancelOption = Annotated[
     bool, typer.Option(help="With --queue: Ctrl-C cancels the games on the server instead of leaving them.")
 ]
-ArenaDirArgument = Annotated[Path, typer.Argument(help="The arena's folder (runs/arena-<id>).")]
 FOLLOW_S = 2.0  # seconds between two looks at the queued games
+Summary = Callable[[Path], "JSON"]  # a queued folder's summary once all its games have finished
 
 
 arena_app = typer.Typer(
@@ -253,32 +253,46 @@ def _print_summary(summary: JSON) -> None:
     console.print(f"Summary: {summary['run']['folder']}/{SUMMARY_FILE}", soft_wrap=True)
 
 
-def follow_queued(console: Console, folder: Path, detach: bool, cancel: bool) -> None:
-    """After queueing: say how to follow the games, or follow them here, writing each as it
-    finishes, until all have; Ctrl-C leaves them running on the server (or, with ``cancel``,
-    cancels them)."""
+def arena_summary(folder: Path) -> JSON:
+    """The summary ``collect`` writes for a queued arena once all its games have finished."""
+    from mafia.arena.queued import arena_summary as summary_of
+
+    return summary_of(folder)
+
+
+def follow_queued(
+    console: Console,
+    folder: Path,
+    detach: bool,
+    cancel: bool,
+    noun: str = "arena",
+    summary: Summary = arena_summary,
+) -> None:
+    """After queueing an arena (or a tournament, ``noun``): say how to follow the games, or follow
+    them here, writing each as it finishes, until all have; Ctrl-C leaves them running on the
+    server (or, with ``cancel``, cancels them)."""
     from mafia.arena.queued import cancel as cancel_games
 
     console.print(
-        f"Queued on the server. `mafia arena status {folder}` shows where the games stand, "
-        f"`mafia arena collect {folder}` writes the finished ones.",
+        f"Queued on the server. `mafia {noun} status {folder}` shows where the games stand, "
+        f"`mafia {noun} collect {folder}` writes the finished ones.",
         soft_wrap=True,
     )
     if detach:
         return
     try:
-        _collect_until_done(console, folder)
+        _collect_until_done(console, folder, noun, summary)
     except KeyboardInterrupt:
         if cancel:
-            console.print(f"Cancelled {cancel_games(folder)} runs; queue the arena again to go on.")
+            console.print(f"Cancelled {cancel_games(folder)} runs; queue the {noun} again to go on.")
         else:
             console.print(
-                f"Detached: the games go on on the server; `mafia arena collect {folder}` writes them."
+                f"Detached: the games go on on the server; `mafia {noun} collect {folder}` writes them."
             )
         raise typer.Exit(code=130) from None
 
 
-def _collect_until_done(console: Console, folder: Path) -> None:
+def _collect_until_done(console: Console, folder: Path, noun: str, summary: Summary) -> None:
     """Collect the finished games every few seconds, printing where they stand when it changes,
     until every game is finished or stopped."""
     import time
@@ -287,7 +301,7 @@ def _collect_until_done(console: Console, folder: Path) -> None:
 
     shown = ""
     while True:
-        progress = _queued(collect_games, folder)
+        progress = _queued(collect_games, folder, summary=summary)
         line = progress.line()
         if line != shown:
             console.print(line, soft_wrap=True)
@@ -296,7 +310,7 @@ def _collect_until_done(console: Console, folder: Path) -> None:
             break
         time.sleep(FOLLOW_S)
     for game, why in progress.stopped.items():
-        console.print(f"{game}: {why}; queue the arena again to go on", style="yellow", soft_wrap=True)
+        console.print(f"{game}: {why}; queue the {noun} again to go on", style="yellow", soft_wrap=True)
     if progress.stopped:
         raise typer.Exit(code=1)
 
@@ -312,45 +326,51 @@ def _queued(look: Callable[..., Any], folder: Path, **options: Any) -> Any:
     except ArenaError as exc:
         raise SettingError(str(exc)) from None
     except httpx.HTTPError as exc:  # the server does not answer, or refuses
-        raise SettingError(f"{folder}: the arena's server fails ({exc})") from None
+        raise SettingError(f"{folder}: the server of its queued games fails ({exc})") from None
 
 
-@arena_app.command("status")
-def status(arena_dir: ArenaDirArgument) -> None:
-    """Where the games of an arena queued on a server stand, with the time left at their pace."""
-    from mafia.arena.queued import collect as collect_games
+def add_queue_commands(app: typer.Typer, noun: str, summary: Summary) -> None:
+    """``status``, ``collect`` and ``cancel`` on ``app`` for its games queued on a server
+    (``noun``: arena or tournament; ``summary``: what ``collect`` writes once all have finished)."""
+    folder_argument = typer.Argument(help=f"The {noun}'s folder (runs/{noun}-<id>).")
 
-    progress = _queued(collect_games, arena_dir, write=False)
-    console = Console(highlight=False)
-    console.print(progress.line(), soft_wrap=True)
-    for game, why in progress.stopped.items():
-        console.print(f"{game}: {why}", soft_wrap=True)
+    @app.command("status")
+    def status(folder: Path = folder_argument) -> None:
+        """Where the queued games stand on the server, with the time left at their pace."""
+        from mafia.arena.queued import collect as collect_games
+
+        progress = _queued(collect_games, folder, write=False)
+        console = Console(highlight=False)
+        console.print(progress.line(), soft_wrap=True)
+        for game, why in progress.stopped.items():
+            console.print(f"{game}: {why}", soft_wrap=True)
+
+    @app.command("collect")
+    def collect(
+        folder: Path = folder_argument,
+        wait: Annotated[bool, typer.Option(help="Go on until every game has finished.")] = False,
+    ) -> None:
+        """Write the logs and results of the queued games that have finished on the server
+        (byte-identical to a local game's); the summary once all have."""
+        from mafia.arena.queued import collect as collect_games
+
+        console = Console(highlight=False)
+        if wait:
+            try:
+                _collect_until_done(console, folder, noun, summary)
+            except KeyboardInterrupt:
+                console.print("Detached: the games go on on the server.")
+                raise typer.Exit(code=130) from None
+            return
+        console.print(_queued(collect_games, folder, summary=summary).line(), soft_wrap=True)
+
+    @app.command("cancel")
+    def cancel(folder: Path = folder_argument) -> None:
+        """Cancel the queued and running games; each stops at its last whole step, and queueing
+        again goes on from there."""
+        from mafia.arena.queued import cancel as cancel_games
+
+        print(f"Cancelled {_queued(cancel_games, folder)} runs.")
 
 
-@arena_app.command("collect")
-def collect(
-    arena_dir: ArenaDirArgument,
-    wait: Annotated[bool, typer.Option(help="Go on until every game has finished.")] = False,
-) -> None:
-    """Write the logs and results of the games of an arena queued on a server that have finished
-    there (byte-identical to a local game's); the summary once all have."""
-    from mafia.arena.queued import collect as collect_games
-
-    console = Console(highlight=False)
-    if wait:
-        try:
-            _collect_until_done(console, arena_dir)
-        except KeyboardInterrupt:
-            console.print("Detached: the games go on on the server.")
-            raise typer.Exit(code=130) from None
-        return
-    console.print(_queued(collect_games, arena_dir).line(), soft_wrap=True)
-
-
-@arena_app.command("cancel")
-def cancel_arena(arena_dir: ArenaDirArgument) -> None:
-    """Cancel the queued and running games of an arena queued on a server; each stops at its last
-    whole step, and queueing the arena again goes on from there."""
-    from mafia.arena.queued import cancel as cancel_games
-
-    print(f"Cancelled {_queued(cancel_games, arena_dir)} runs.")
+add_queue_commands(arena_app, "arena", arena_summary)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -116,10 +117,16 @@ def queue_record(arena_dir: Path) -> JSON:
     return read_record(path, "a queue file")
 
 
-def collect(arena_dir: Path, write: bool = True) -> Progress:
-    """Where the arena's queued games stand; with ``write``, the logs and result of every game
-    finished on the server and not yet here are written (each at most once: a game's folder lock
-    keeps two collectors apart, and a written result.json ends its collection)."""
+def arena_summary(folder: Path) -> JSON:
+    """An arena's summary of the games finished in ``folder`` (without its ``run``)."""
+    return {**basic_summary(folder), "metrics": summarize(folder)}
+
+
+def collect(arena_dir: Path, write: bool = True, summary: Callable[[Path], JSON] = arena_summary) -> Progress:
+    """Where the arena's (or tournament's) queued games stand; with ``write``, the logs and result
+    of every game finished on the server and not yet here are written (each at most once: a game's
+    folder lock keeps two collectors apart, and a written result.json ends its collection), and
+    ``summary`` of the folder once all have finished."""
     record = queue_record(arena_dir)
     games = ServerGames(str(record["server"]), str(record["uid"]))
     progress = Progress(total=len(record["games"]))
@@ -149,8 +156,7 @@ def collect(arena_dir: Path, write: bool = True) -> Progress:
     progress.eta_s = _eta(progress, float(record["queued_at"]))
     if write and progress.collected_now and progress.finished == progress.total:
         run = {"folder": str(arena_dir), "server": record["server"], "queued": True}
-        summary = {**basic_summary(arena_dir), "metrics": summarize(arena_dir), "run": run}
-        write_json(arena_dir / SUMMARY_FILE, summary)
+        write_json(arena_dir / SUMMARY_FILE, {**summary(arena_dir), "run": run})
     return progress
 
 

@@ -21,9 +21,8 @@ from threading import Event
 from langchain_core.language_models import BaseChatModel
 
 from mafia.arena.game import ArenaStopped, GameTally, play_local
-from mafia.arena.metrics import summarize
 from mafia.arena.progress import ArenaProgress
-from mafia.arena.queued import queue_games
+from mafia.arena.queued import arena_summary, queue_games
 from mafia.arena.server import ServerGames, check_server, check_server_models
 from mafia.arena.spec import (
     GAMES_DIR,
@@ -39,7 +38,6 @@ from mafia.arena.spec import (
     label_for,
     write_json,
 )
-from mafia.arena.summary import basic_summary
 from mafia.checkpoints import CHECKPOINT_FILE
 from mafia.checks import check_checkpoint_file
 from mafia.context.policy import DEFAULT_POLICY, ContextPolicy, UnknownPolicy, policy_by_name
@@ -160,11 +158,7 @@ def run_arena(
         on_start=on_start,
         stop=stop,
     )
-    summary = {
-        **basic_summary(arena_dir),
-        "metrics": summarize(arena_dir),
-        "run": played.record(arena_dir, concurrency, server),
-    }
+    summary = {**arena_summary(arena_dir), "run": played.record(arena_dir, concurrency, server)}
     write_json(arena_dir / SUMMARY_FILE, summary)
     return summary
 

@@ -12,11 +12,16 @@ from rich.console import Console
 
 from mafia.arena.cli import (
     URL,
+    CancelOption,
     ConcurrencyOption,
+    DetachOption,
     ProgressOption,
+    QueueOption,
     RoundCapOption,
     ServerOption,
+    add_queue_commands,
     exit_if_unfinished,
+    follow_queued,
     parse_model,
     print_report,
     run_interruptibly,
@@ -79,6 +84,9 @@ def tournament(
         ),
     ] = False,
     server: ServerOption = None,
+    queue: QueueOption = False,
+    detach: DetachOption = False,
+    cancel: CancelOption = False,
     quiet: ProgressOption = False,
 ) -> None:
     """Play GAMES games seating every MODEL at each table, CONCURRENCY at once; results, ratings
@@ -122,13 +130,27 @@ def tournament(
         "round_cap": round_cap,
         "max_retries": max_retries,
         "server": server,
+        "queue": queue,
         "self_play": self_play,
-        "progress": not quiet,
+        "progress": not quiet and not queue,
         "on_start": started,
     }
     summary = run_interruptibly(console, "tournament", run_tournament, arguments)
+    if queue:
+        follow_queued(console, Path(summary["run"]["folder"]), detach, cancel, "tournament", _standings)
+        return
     _print_standings(summary)
     exit_if_unfinished(console, summary)
+
+
+def _standings(folder: Path) -> JSON:
+    """The standings ``collect`` writes for a queued tournament once all its games have finished."""
+    from mafia.tournament.run import tournament_summary
+
+    return tournament_summary(folder)
+
+
+add_queue_commands(tournament_app, "tournament", _standings)
 
 
 @tournament_app.command("report")

@@ -32,6 +32,7 @@ def run_tournament(
     round_cap: int | None = None,
     max_retries: int = 2,
     server: str | None = None,
+    queue: bool = False,
     progress: bool = False,
     passes: int = PASSES,
     self_play: bool = False,
@@ -46,8 +47,9 @@ def run_tournament(
     ``games`` is a multiple of the number of models. ``models`` are as for
     ``run_arena`` (specs, settings, chat models, a label mapping, or Contestants without per-seat
     models). Without ``tournament_id`` the id is derived from the ask, so the same call resumes a
-    stopped tournament; ``on_start``, ``stop``, ``server`` and KeyboardInterrupt behave as in
-    ``run_arena``. ``passes`` is the number of random game orders the ratings average over.
+    stopped tournament; ``on_start``, ``stop``, ``server``, ``queue`` and KeyboardInterrupt behave as
+    in ``run_arena`` (queued games are collected with ``tournament_summary``). ``passes`` is the
+    number of random game orders the ratings average over.
     ``self_play`` also plays each deal once with each model alone at the table (shown apart, never
     rated).
     """
@@ -71,13 +73,17 @@ def run_tournament(
         tournament_id,
         concurrency=concurrency,
         server=server,
+        queue=queue,
         progress=progress,
         on_start=on_start,
         stop=stop,
     )
-    summary = {
-        **standings(load_tournament(folder), passes),
-        "run": played.record(folder, concurrency, server),
-    }
+    summary = {**tournament_summary(folder, passes), "run": played.record(folder, concurrency, server)}
     write_json(folder / SUMMARY_FILE, summary)
     return summary
+
+
+def tournament_summary(folder: Path, passes: int = PASSES) -> JSON:
+    """The standings of the games finished in a tournament's ``folder`` (its summary without
+    ``run``)."""
+    return standings(load_tournament(folder), passes)
