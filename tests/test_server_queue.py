@@ -95,7 +95,7 @@ def test_an_arena_queued_on_two_server_processes_logs_as_the_local_arena(
 def test_a_tournament_queued_on_the_server_logs_and_rates_as_the_local_tournament(
     servers: Cluster, tmp_path: Path
 ) -> None:
-    ask = {"games": 4, "players": 5, "models": ["house:1", "house:2"], "tournament_id": "cup"}
+    ask: dict[str, Any] = {"games": 4, "players": 5, "models": ["house:1", "house:2"], "tournament_id": "cup"}
     run_tournament(**ask, server=servers.processes[1].url, queue=True, out=tmp_path)
     folder = tmp_path / "tournament-cup"
     _collected(folder, summary=tournament_summary)
