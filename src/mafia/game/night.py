@@ -135,16 +135,14 @@ def night_resolution(state: GameState) -> GameUpdate:
             reasoning=turn["reasoning"],
         )
         events += [*dump([check])]
-    guards = {
-        turn["player"]: chosen(turn)
-        for turn in state["night_turns"]
-        if turn["action"] == ActionKind.GUARD.value
-    }
-    for bodyguard, guarded in guards.items():
-        reasoning = next(t["reasoning"] for t in state["night_turns"] if t["player"] == bodyguard)
-        events += dump(
-            [BodyguardGuard(round=state["round"], bodyguard=bodyguard, guarded=guarded, reasoning=reasoning)]
-        )
+    guards: dict[str, str] = {}
+    for turn in state["night_turns"]:
+        if turn["action"] == ActionKind.GUARD.value:
+            guards[turn["player"]] = guarded = chosen(turn)
+            guard = BodyguardGuard(
+                round=state["round"], bodyguard=turn["player"], guarded=guarded, reasoning=turn["reasoning"]
+            )
+            events += dump([guard])
     intended = _kill_target(state)
     saved = {turn["choice"] for turn in protections}
     actual = resolve_night(intended, intended if intended in saved else protected, guards)
