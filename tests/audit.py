@@ -16,7 +16,7 @@ ACTING = (
     ev.DefenseSpeech,
     ev.MafiaDiscussion,
     ev.DoctorProtection,
-    ev.BodyguardGuard,
+    ev.NIGHT_EVENTS[Role.BODYGUARD],
     ev.Investigation,
     ev.NightZeroStrategy,
     ev.PlayerNote,  # thoughts, fallbacks, truncations
@@ -106,14 +106,11 @@ def audit(events: list[ev.EventBase]) -> list[str]:
         elif isinstance(e, ev.DoctorProtection):
             if roles[e.protector] is not Role.DOCTOR or e.protected not in living:
                 bad(f"{where}: illegal protection")
-        elif isinstance(e, ev.BodyguardGuard):
-            if (
-                roles[e.bodyguard] is not Role.BODYGUARD
-                or e.guarded not in living
-                or e.guarded == e.bodyguard
-            ):
+        elif isinstance(e, ev.NIGHT_EVENTS[Role.BODYGUARD]):
+            bodyguard, guarded = e.chooser(), e.chosen()
+            if roles[bodyguard] is not Role.BODYGUARD or guarded not in living or guarded == bodyguard:
                 bad(f"{where}: illegal guard")
-            guards[e.bodyguard] = e.guarded
+            guards[bodyguard] = guarded
         elif isinstance(e, ev.Investigation):
             if roles[e.detective] is not Role.DETECTIVE or e.target not in living or e.target == e.detective:
                 bad(f"{where}: illegal investigation")

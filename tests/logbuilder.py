@@ -22,7 +22,6 @@ from mafia.context import ContextPolicy, RenderedPrompt, build_context
 from mafia.game.actions import ActionKind
 from mafia.game.events import (
     Ballot,
-    BodyguardGuard,
     Count,
     DayStarted,
     DefenseSpeech,
@@ -43,11 +42,13 @@ from mafia.game.events import (
     SuspicionNote,
     Thought,
     VoteRound,
+    night_event,
 )
 from mafia.game.personas import deal_personas
 from mafia.game.rules import (
     SKIP,
     GameConfig,
+    NightChoice,
     Role,
     VoteResult,
     agreed_target,
@@ -57,6 +58,7 @@ from mafia.game.rules import (
     resolve_revote,
     resolve_round2,
     resolve_vote,
+    saves,
     speaking_order,
     tally,
 )
@@ -408,7 +410,8 @@ class LogBuilder:
                 )
             )
             self._think(detective[0], ActionKind.INVESTIGATE)
-        actual = resolve_night(final, protect)
+        saved = [NightChoice(doctor[0] if doctor else "", protect, saves)] if protect is not None else []
+        actual = resolve_night(final, saved)
         self.events.append(
             NightResolution(
                 round=self.round,
@@ -763,11 +766,7 @@ def with_bodyguard(events: Sequence[EventBase]) -> list[EventBase]:
             event = event.model_copy(update={"roles": roles})
         out.append(event)
         if isinstance(event, DoctorProtection) and event.round == 1:
-            out.append(
-                BodyguardGuard(
-                    round=1, bodyguard=BODYGUARD_SEAT, guarded="Player 4", reasoning="Player 4 spoke up."
-                )
-            )
+            out.append(night_event(Role.BODYGUARD, 1, BODYGUARD_SEAT, "Player 4", "Player 4 spoke up."))
     return out
 
 

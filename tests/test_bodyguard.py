@@ -17,11 +17,14 @@ from mafia.game.rules import (
     ROLES,
     ConfigError,
     GameConfig,
+    NightChoice,
     Role,
     RoleCounts,
     assign_roles,
     parse_role_counts,
     resolve_night,
+    saves,
+    stands_in,
 )
 from mafia.game_settings import SETUP_KEYS
 from mafia.views import player_view
@@ -39,10 +42,16 @@ def bodyguard_setup(seed: int) -> dict[str, object]:
 
 
 def test_the_bodyguard_is_off_by_default_and_dealt_once_when_asked() -> None:
-    assert RoleCounts.default(7).bodyguard == 0
+    assert RoleCounts.default(7).of(Role.BODYGUARD) == 0
     assert all(s.role is not Role.BODYGUARD for s in assign_roles(GameConfig(players=7, seed=3)))
     counts = parse_role_counts({"bodyguard": 1}, 7)
-    assert (counts.mafia, counts.detective, counts.doctor, counts.bodyguard, counts.town) == (2, 1, 1, 1, 2)
+    assert dict(counts) == {
+        Role.MAFIA: 2,
+        Role.DETECTIVE: 1,
+        Role.DOCTOR: 1,
+        Role.TOWN: 2,
+        Role.BODYGUARD: 1,
+    }
     for seed in range(20):
         seats = assign_roles(GameConfig(players=7, roles=counts, seed=seed))
         assert Counter(s.role for s in seats) == {
@@ -74,21 +83,33 @@ def test_a_game_without_the_bodyguard_writes_no_bodyguard_count() -> None:
 # ---- the night's rule ----------------------------------------------------------------------
 
 
+def _night(protected: str | None, guarded: str) -> list[NightChoice]:
+    """The night's choices in waking order: the Doctor's (Player 7) save, Player 6's guard."""
+    doctor = [NightChoice("Player 7", protected, saves)] if protected is not None else []
+    return [*doctor, NightChoice("Player 6", guarded, stands_in)]
+
+
+def test_the_bodyguard_row_applies_a_stand_in_after_the_doctors_save() -> None:
+    night = ROLES[Role.BODYGUARD].night
+    assert night is not None and night.effect is stands_in
+    assert ROLES[Role.BODYGUARD].wakes > ROLES[Role.DOCTOR].wakes
+
+
 def test_the_bodyguard_dies_in_place_of_the_guarded_target() -> None:
-    assert resolve_night("Player 3", None, {"Player 6": "Player 3"}) == "Player 6"
+    assert resolve_night("Player 3", _night(None, "Player 3")) == "Player 6"
 
 
 def test_a_doctors_save_of_the_target_means_no_one_dies() -> None:
-    assert resolve_night("Player 3", "Player 3", {"Player 6": "Player 3"}) is None
+    assert resolve_night("Player 3", _night("Player 3", "Player 3")) is None
 
 
 def test_a_doctors_save_of_the_bodyguard_means_no_one_dies() -> None:
-    assert resolve_night("Player 3", "Player 6", {"Player 6": "Player 3"}) is None
+    assert resolve_night("Player 3", _night("Player 6", "Player 3")) is None
 
 
 def test_a_guard_elsewhere_changes_nothing() -> None:
-    assert resolve_night("Player 3", "Player 4", {"Player 6": "Player 5"}) == "Player 3"
-    assert resolve_night("skip", None, {"Player 6": "Player 5"}) is None
+    assert resolve_night("Player 3", _night("Player 4", "Player 5")) == "Player 3"
+    assert resolve_night("skip", _night(None, "Player 5")) is None
 
 
 # ---- claims --------------------------------------------------------------------------------
@@ -119,8 +140,8 @@ def test_random_games_with_the_bodyguard_are_legal_end_and_take_its_paths() -> N
         assert sum(isinstance(e, ev.GameOver) for e in events) == 1
         guards: dict[str, str] = {}
         for e in events:
-            if isinstance(e, ev.BodyguardGuard):
-                guards[e.bodyguard] = e.guarded
+            if isinstance(e, ev.NIGHT_EVENTS[Role.BODYGUARD]):
+                guards[e.chooser()] = e.chosen()
             elif isinstance(e, ev.NightResolution):
                 if e.intended_kill in guards.values():
                     bodyguard = next(b for b, g in guards.items() if g == e.intended_kill)
@@ -141,8 +162,9 @@ def test_the_guard_reaches_no_other_players_view() -> None:
         events = [parse_event(e) for e in play_table(bodyguard_setup(seed), random_answer(seed)).events]
         roles = ev.roles_from_log(events)
         for viewer, role in roles.items():
-            guards = [e for e in player_view(events, viewer, roles) if isinstance(e, ev.BodyguardGuard)]
-            assert all(g.bodyguard == viewer for g in guards), f"seed {seed}: {viewer} saw a guard"
+            guarding = ev.NIGHT_EVENTS[Role.BODYGUARD]
+            guards = [e for e in player_view(events, viewer, roles) if isinstance(e, guarding)]
+            assert all(g.chooser() == viewer for g in guards), f"seed {seed}: {viewer} saw a guard"
             if role is Role.BODYGUARD:
                 seen += len(guards)
     assert seen > 0

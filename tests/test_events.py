@@ -61,7 +61,7 @@ def every_event() -> list[ev.EventBase]:
             coordination_round=1,
         ),
         ev.DoctorProtection(round=2, protector="Ed", protected="Ed", reasoning=AWKWARD),
-        ev.BodyguardGuard(round=2, bodyguard="Fay", guarded="Ed", reasoning=AWKWARD),
+        ev.night_event(Role.BODYGUARD, 2, "Fay", "Ed", AWKWARD),
         ev.Investigation(round=2, detective="Di", target="Bob", result="Mafia", reasoning="quiet day"),
         ev.NightResolution(round=2, actual_kill="Di", intended_kill="Di", protected="Ed"),
         ev.Thought(

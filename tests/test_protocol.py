@@ -16,12 +16,14 @@ import pytest
 
 from edge_sweep import drawn_edges
 from mafia.game.actions import ActionKind
+from mafia.game.events import EVENT_TYPES, NIGHT_EVENTS
 from mafia.game.protocol import ACTIONS, FIRST_STEP, STEPS, StepError, route
 from mafia.game.rules import ROLES, Role
 from mafia.game.state import StepName
 from mafia.graph import compile_graph
 from mafia.models.house.decisions import HANDLERS, Knobs, UnhandledAction, decide
 from mafia.models.house.prompt_reading import PromptView
+from mafia.prompts.templates import TEMPLATE_FIELDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "mafia"
@@ -39,15 +41,26 @@ def test_every_action_has_one_row_and_every_step_one_spec() -> None:
 
 def test_every_role_and_action_has_its_row_templates_and_house_tactic() -> None:
     """A role's row names its side, its playbook (a template that exists) and its night action (an
-    action with a row); every action has its task template and the house model's tactic."""
+    action with a row) with how that is logged, told and applied: its event (a class of the log
+    with a type of its own), the verb that tells it and the rule the players read; every action has
+    its task template (with its placeholders) and the house model's tactic."""
     assert set(ROLES) == set(Role)
     for role, spec in ROLES.items():
         assert (SRC / "prompts" / f"{spec.playbook(role)}.txt").exists(), role
+        assert spec.playbook(role) in TEMPLATE_FIELDS, role
         assert spec.night_action is None or spec.night_action in ACTIONS, role
         assert spec.side in ("mafia", "town"), role
+        assert (spec.night is None) == (spec.night_action is None), role
+        if spec.night is not None:
+            assert spec.night.verb and spec.rule, role
+            assert NIGHT_EVENTS[role] in EVENT_TYPES, role
+            assert NIGHT_EVENTS[role].model_fields["type"].default == spec.night.event, role
+    events = [spec.night.event for spec in ROLES.values() if spec.night is not None]
+    assert len(set(events)) == len(events)
     assert set(HANDLERS) == set(ActionKind)
     for kind, action in ACTIONS.items():
         assert (SRC / "prompts" / f"{action.template}.txt").exists(), kind
+        assert action.template in TEMPLATE_FIELDS, kind
 
 
 def test_the_house_model_refuses_an_action_it_has_no_tactic_for() -> None:

@@ -13,6 +13,7 @@ from mafia.game.rules import (
     GameConfig,
     KillDecision,
     KillProgress,
+    NightChoice,
     Role,
     RoleCounts,
     Seat,
@@ -33,6 +34,7 @@ from mafia.game.rules import (
     resolve_revote,
     resolve_round2,
     resolve_vote,
+    saves,
     speaking_order,
     tally,
     team_of,
@@ -57,11 +59,11 @@ def test_default_role_counts_are_valid_for_every_size(players: int) -> None:
     counts = RoleCounts.default(players)
     validate_config(GameConfig(players=players))
     assert counts.total == players
-    assert (counts.detective, counts.doctor) == (1, 1)
-    assert counts.town >= 0
+    assert (counts.of(DET), counts.of(DOC)) == (1, 1)
+    assert counts.of(T) >= 0
     assert 1 <= counts.mafia < players - counts.mafia
     dealt = Counter(s.role for s in assign_roles(GameConfig(players=players, seed=players)))
-    assert dealt == Counter({M: counts.mafia, DET: 1, DOC: 1, T: counts.town})
+    assert dealt == Counter({M: counts.mafia, DET: 1, DOC: 1, T: counts.of(T)})
 
 
 def test_seven_players_default_mix() -> None:
@@ -374,7 +376,8 @@ def test_after_round2_and_a_lone_kill_resolve_the_night() -> None:
     ],
 )
 def test_resolve_night(intended: str | None, protected: str | None, dies: str | None) -> None:
-    assert resolve_night(intended, protected) == dies
+    saved = [NightChoice("Doc", protected, saves)] if protected is not None else []
+    assert resolve_night(intended, saved) == dies
 
 
 @pytest.mark.parametrize(

@@ -71,15 +71,19 @@ def is_night(event: ev.EventBase) -> bool:
     """Whether an event belongs to a night after night zero (its header is shown once)."""
     if isinstance(event, ev.Thought | ev.Fallback):
         return event.action in NIGHT_ACTIONS
-    night = (
-        ev.MafiaDiscussion
-        | ev.MafiaVote
-        | ev.DoctorProtection
-        | ev.BodyguardGuard
-        | ev.Investigation
-        | ev.NightResolution
-    )
+    night = ev.MafiaDiscussion | ev.MafiaVote | ev.RoleNightEvent | ev.NightResolution
     return isinstance(event, night) and event.round > 0
+
+
+def night_choice_text(event: ev.RoleNightEvent) -> str:
+    """A role's night choice as its row tells it: "(doctor) Ann protects Bo", "(detective) Cy
+    checks Di: Mafia" (what the chooser learned in cyan)."""
+    role = event.role()
+    night = ROLES[role].night
+    verb = night.verb if night is not None else "chooses"
+    learned = event.learned()
+    colour, tail = ("green", "") if learned is None else ("cyan", f": {learned}")
+    return f"[dim {colour}]  ({role.value.lower()}) {event.chooser()} {verb} {event.chosen()}{tail}[/]"
 
 
 def _escaped(value: Any) -> Any:
@@ -149,12 +153,8 @@ class GameView:
                 out(f"[dim red]  (mafia {label}) {event.speaker} → {event.target}: {event.message}[/]")
             case ev.MafiaVote():
                 out(f"[dim red]  (mafia) target {event.final_target}, decided by {event.decided_by}[/]")
-            case ev.DoctorProtection():
-                out(f"[dim green]  (doctor) {event.protector} protects {event.protected}[/]")
-            case ev.BodyguardGuard():
-                out(f"[dim green]  (bodyguard) {event.bodyguard} guards {event.guarded}[/]")
-            case ev.Investigation():
-                out(f"[dim cyan]  (detective) {event.detective} checks {event.target}: {event.result}[/]")
+            case ev.RoleNightEvent():
+                out(night_choice_text(event))
             case ev.NightResolution() if self.reveal:
                 out(f"[dim]  (night) {night_outcome_text(event)}[/]")
             case ev.Thought() if self.thoughts:

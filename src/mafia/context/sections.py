@@ -15,7 +15,7 @@ from mafia.context.safety import quote_text
 from mafia.context.situation import Situation
 from mafia.game.actions import ActionKind
 from mafia.game.events import GameStarted
-from mafia.game.rules import ROLES, Role
+from mafia.game.rules import NIGHT_ROLES, ROLES, Role
 from mafia.prompts import anchors
 from mafia.prompts.templates import render, template
 from mafia.schemas import KillRecord, PlayerMemory
@@ -53,14 +53,27 @@ def identity_text(me: str, role: Role, persona: str, playbook: bool = True) -> s
     )
 
 
+def held_roles(started: GameStarted | None) -> tuple[Role, ...]:
+    """The roles the rules tell of: every role on by default, and any other the table holds."""
+    if started is not None:
+        return tuple(started.held())
+    return tuple(role for role, spec in ROLES.items() if not spec.optional)
+
+
 @lru_cache(maxsize=64)
-def rules_text(seats: tuple[str, ...], composition_text: str, round_cap: int) -> str:
-    """The rules summary for this table (stable for the whole game)."""
+def rules_text(
+    seats: tuple[str, ...], composition_text: str, round_cap: int, held: tuple[Role, ...] | None = None
+) -> str:
+    """The rules summary for this table (stable for the whole game): the Town's roles and each
+    night role's rule, from ``ROLES``, for the roles ``held`` (by default those on by default)."""
+    roles = held if held is not None else held_roles(None)
     return render(
         "sections/rules",
         header=anchors.RULES,
         seats=", ".join(seats),
         composition=composition_text,
+        town_roles=", ".join(role.value for role in roles if ROLES[role].side == "town"),
+        night_rules=" ".join(ROLES[role].rule for role in NIGHT_ROLES if role in roles and ROLES[role].rule),
         round_cap=str(round_cap),
     )
 
@@ -74,7 +87,7 @@ def identity(s: Situation, playbook: bool = True) -> str:
 def rules(s: Situation) -> str:
     started = s.record.started
     cap = started.round_cap if started is not None else 0
-    return rules_text(tuple(s.record.seats), composition(started), cap)
+    return rules_text(tuple(s.record.seats), composition(started), cap, held_roles(started))
 
 
 # The steps while speeches go on: the only ones whose state lists the speaking order and nominees.

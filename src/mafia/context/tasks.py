@@ -13,7 +13,7 @@ from collections.abc import Callable
 from mafia.context.sections import ordinal
 from mafia.context.situation import Situation
 from mafia.game.actions import ActionKind
-from mafia.game.events import BodyguardGuard
+from mafia.game.events import RoleNightEvent
 from mafia.game.protocol import ACTIONS
 from mafia.prompts import anchors
 from mafia.prompts.templates import render
@@ -114,11 +114,13 @@ def _investigate(s: Situation) -> dict[str, str]:
     }
 
 
-def _guard(s: Situation) -> dict[str, str]:
+def _night_choice(s: Situation) -> dict[str, str]:
+    """A role's night task unless its action has values of its own: the night, the player's
+    earlier choices of it ("Night 1: X") and the targets."""
     done = [
-        f"Night {e.round}: {e.guarded}"
+        f"Night {e.round}: {e.chosen()}"
         for e in s.record.view
-        if isinstance(e, BodyguardGuard) and e.bodyguard == s.me
+        if isinstance(e, RoleNightEvent) and e.role() is s.role and e.chooser() == s.me
     ]
     return {
         "night": str(s.number),
@@ -139,7 +141,6 @@ _VALUES: dict[ActionKind, Callable[[Situation], dict[str, str]]] = {
     ActionKind.NIGHT_KILL: _night_kill,
     ActionKind.PROTECT: _protect,
     ActionKind.INVESTIGATE: _investigate,
-    ActionKind.GUARD: _guard,
 }
 
 
@@ -162,7 +163,7 @@ def task(s: Situation, history_elsewhere: bool = False) -> str:
     """The task section for the situation's action (header, constraints, targets, what to answer);
     ``history_elsewhere`` points to the list of past protections or results instead of repeating it."""
     spec = ACTIONS[s.action]
-    values = _VALUES[s.action](s)
+    values = _VALUES.get(s.action, _night_choice)(s)
     if history_elsewhere and s.action in HISTORY_ELSEWHERE:
         values["history"] = HISTORY_ELSEWHERE[s.action]
     return render(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mafia.game.events import GameStarted, RoleAssigned
 from mafia.game.personas import deal_personas
 from mafia.game.reading import dump, readable
-from mafia.game.rules import ROLES, GameConfig, Role, assign_roles
+from mafia.game.rules import GameConfig, Role, assign_roles
 from mafia.game.state import GameState
 
 
@@ -22,8 +22,8 @@ def deal(config: GameConfig, game_id: str) -> GameState:
             round=0,
             game_id=game_id,
             players=[s.name for s in seats],
-            **{role.value.lower(): counts.of(role) for role in ROLES},
             round_cap=config.round_cap,
+            **GameStarted.recorded(counts),
         ),
         *(
             RoleAssigned(

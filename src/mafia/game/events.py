@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Union, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, field_validator, model_validator
 
-from mafia.game.rules import ROLES, DecidedBy, Role, VoteKind, Winner
+from mafia.game.audience import Audience
+from mafia.game.rules import NIGHT_ROLES, ROLE_OF, ROLES, DecidedBy, Role, VoteKind, Winner, field_name
 
 
 class AnswerKind(StrEnum):
@@ -30,22 +31,14 @@ class AnswerKind(StrEnum):
     INVALID_TEXT = "invalid_text"  # lone surrogates or control characters in a text
 
 
-class Audience(StrEnum):
-    """Who may see a private event or field."""
-
-    ACTOR = "actor"  # the player named by the event's ACTOR_FIELD
-    MAFIA = "mafia"  # every Mafia player, living or dead
-    DOCTOR = "doctor"  # every player holding the Doctor role
-    NOBODY = "nobody"  # no player: a record of the run, never part of a prompt
-
-
 class EventBase(BaseModel):
     """Fields every event has; ``round`` is the day/night number (0 for setup and night zero)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     AUDIENCE: ClassVar[Audience | None] = None
-    PRIVATE_FIELDS: ClassVar[Mapping[str, Audience]] = {}
+    PRIVATE_FIELDS: ClassVar[Mapping[str, Audience | Role]] = {}
+    """Fields private to an audience, or to the holders of a role."""
     ACTOR_FIELD: ClassVar[str | None] = None
 
     round: int
@@ -100,8 +93,10 @@ def relationship_text(entry: object) -> object:
 
 
 class GameStarted(EventBase):
-    """The table is set: seat order and the public role counts."""
+    """The table is set: seat order and the public role counts (the four the log has always
+    written, then any other role's, written only when dealt: a game without it logs as before)."""
 
+    model_config = ConfigDict(frozen=True, extra="allow")
     type: Literal["game_started"] = "game_started"
     game_id: str
     players: list[str]
@@ -110,19 +105,40 @@ class GameStarted(EventBase):
     doctor: int
     town: int
     round_cap: int
-    bodyguard: int = Field(default=0, exclude_if=lambda n: n == 0)
-    """Written only when dealt: a role off by default leaves the logs of games without it as they were."""
+
+    @model_validator(mode="after")
+    def _only_role_counts(self) -> GameStarted:
+        for name, value in (self.model_extra or {}).items():
+            if name not in ROLE_OF or not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"game_started: {name!r} is not a role count")
+        return self
+
+    @staticmethod
+    def recorded(counts: Mapping[Role, int]) -> dict[str, int]:
+        """The counts as the event records them: every role it names always, any other only when
+        the table holds it."""
+        return {
+            field_name(role): n
+            for role, n in counts.items()
+            if n or field_name(role) in GameStarted.model_fields
+        }
 
     def count_of(self, role: Role) -> int:
         """How many ``role`` seats the table holds (its public count)."""
-        count: int = getattr(self, role.value.lower())
-        return count
+        count = (self.model_extra or {}).get(field_name(role), 0)
+        if field_name(role) in GameStarted.model_fields:
+            count = getattr(self, field_name(role))
+        return int(count)
 
     def composition(self) -> str:
         """The public counts, e.g. "2 Mafia, 1 Detective, 1 Doctor, 3 Town" (a role off by
         default is named only when dealt)."""
-        counts = {role: self.count_of(role) for role in ROLES}
-        return ", ".join(f"{n} {role.value}" for role, n in counts.items() if n or not ROLES[role].optional)
+        return ", ".join(f"{self.count_of(role)} {role.value}" for role in self.held())
+
+    def held(self) -> list[Role]:
+        """The roles the table may hold as its players are told: every role on by default, and
+        any other when dealt (``ROLES`` order)."""
+        return [role for role in ROLES if self.count_of(role) or not ROLES[role].optional]
 
 
 class RoleAssigned(EventBase):
@@ -248,32 +264,45 @@ class MafiaVote(EventBase):
     coordination_round: int
 
 
-class DoctorProtection(EventBase):
+class RoleNightEvent(EventBase):
+    """A role's own night choice (its ``ROLES`` row's ``night``): who chose whom, why and what
+    they learned, seen by whom the row says. ``TARGET_FIELD`` names the chosen player's field."""
+
+    TARGET_FIELD: ClassVar[str] = "target"
+
+    def role(self) -> Role:
+        """The role whose choice this is."""
+        return NIGHT_EVENT_ROLES[type(self)]
+
+    def chooser(self) -> str:
+        return str(getattr(self, self.ACTOR_FIELD or "player"))
+
+    def chosen(self) -> str:
+        return str(getattr(self, self.TARGET_FIELD))
+
+    def reason(self) -> str:
+        return str(getattr(self, "reasoning"))  # noqa: B009 (each subclass declares it, in its log's order)
+
+    def learned(self) -> str | None:
+        """What the chooser learned of the chosen player (None: nothing)."""
+        result = getattr(self, "result", None)
+        return None if result is None else str(result)
+
+
+class DoctorProtection(RoleNightEvent):
     """Whom the Doctor protected tonight and why."""
 
-    AUDIENCE = Audience.ACTOR
     ACTOR_FIELD = "protector"
+    TARGET_FIELD = "protected"
     type: Literal["doctor_protection"] = "doctor_protection"
     protector: str
     protected: str
     reasoning: str
 
 
-class BodyguardGuard(EventBase):
-    """Whom the Bodyguard guarded tonight and why (the guard is the Bodyguard's alone to know)."""
-
-    AUDIENCE = Audience.ACTOR
-    ACTOR_FIELD = "bodyguard"
-    type: Literal["bodyguard_guard"] = "bodyguard_guard"
-    bodyguard: str
-    guarded: str
-    reasoning: str
-
-
-class Investigation(EventBase):
+class Investigation(RoleNightEvent):
     """The Detective's check of one player and its result."""
 
-    AUDIENCE = Audience.ACTOR
     ACTOR_FIELD = "detective"
     type: Literal["investigation"] = "investigation"
     detective: str
@@ -282,10 +311,66 @@ class Investigation(EventBase):
     reasoning: str
 
 
+class RoleNightAction(RoleNightEvent):
+    """A role's night choice in the shape every role's event takes unless the log has always
+    written it otherwise; each role's class (``NIGHT_EVENTS``) is built from its row."""
+
+    ACTOR_FIELD = "player"
+    player: str
+    target: str
+    reasoning: str
+    result: str | None = Field(default=None, exclude_if=lambda r: r is None)
+
+
+_WRITTEN: dict[str, type[RoleNightEvent]] = {
+    "doctor_protection": DoctorProtection,
+    "investigation": Investigation,
+}
+
+
+def _night_event_class(role: Role) -> type[RoleNightEvent]:
+    """The class of ``role``'s night event, seen by whom its row says: the log's own class where
+    it has one, else a ``RoleNightAction`` of the row's type name."""
+    spec = ROLES[role].night
+    assert spec is not None
+    cls = _WRITTEN.get(spec.event)
+    if cls is None:
+        name = "".join(part.title() for part in spec.event.split("_"))
+        literal = cast(Any, Literal)[spec.event]
+        cls = create_model(
+            name,
+            __base__=RoleNightAction,
+            __module__=__name__,
+            __doc__=f"The {role.value}'s night choice ({spec.verb}): whom and why.",
+            type=(literal, spec.event),
+        )
+    cls.AUDIENCE = spec.seen_by
+    return cls
+
+
+NIGHT_EVENTS: dict[Role, type[RoleNightEvent]] = {role: _night_event_class(role) for role in NIGHT_ROLES}
+"""Each role's night event class, in waking order."""
+NIGHT_EVENT_ROLES: dict[type[EventBase], Role] = {cls: role for role, cls in NIGHT_EVENTS.items()}
+
+
+def night_event(
+    role: Role, round: int, chooser: str, chosen: str, reasoning: str, learned: str | None = None
+) -> RoleNightEvent:
+    """``role``'s night event: its holder's choice, why, and what they learned of the chosen."""
+    cls = NIGHT_EVENTS[role]
+    fields: dict[str, object] = {
+        "round": round,
+        cls.ACTOR_FIELD or "player": chooser,
+        cls.TARGET_FIELD: chosen,
+        "reasoning": reasoning,
+    }
+    return cls.model_validate(fields if learned is None else {**fields, "result": learned})
+
+
 class NightResolution(EventBase):
     """The night's outcome; only ``actual_kill`` is public."""
 
-    PRIVATE_FIELDS = {"intended_kill": Audience.MAFIA, "protected": Audience.DOCTOR}
+    PRIVATE_FIELDS = {"intended_kill": Audience.MAFIA, "protected": Role.DOCTOR}
     type: Literal["night_resolution"] = "night_resolution"
     actual_kill: str | None = None
     intended_kill: str | None = None
@@ -381,32 +466,6 @@ class GameOver(EventBase):
     roles: list[RoleReveal]
 
 
-Event = Annotated[
-    GameStarted
-    | RoleAssigned
-    | NightZeroStrategy
-    | DayStarted
-    | Speech
-    | DefenseSpeech
-    | VoteRound
-    | Elimination
-    | LastWords
-    | MafiaDiscussion
-    | MafiaVote
-    | DoctorProtection
-    | BodyguardGuard
-    | Investigation
-    | NightResolution
-    | Thought
-    | Fallback
-    | TextTruncated
-    | ColdSummary
-    | SummaryFallback
-    | RunChanged
-    | GameOver,
-    Field(discriminator="type"),
-]
-
 EVENT_TYPES: tuple[type[EventBase], ...] = (
     GameStarted,
     RoleAssigned,
@@ -419,9 +478,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     LastWords,
     MafiaDiscussion,
     MafiaVote,
-    DoctorProtection,
-    BodyguardGuard,
-    Investigation,
+    *NIGHT_EVENTS.values(),
     NightResolution,
     Thought,
     Fallback,
@@ -431,14 +488,15 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     RunChanged,
     GameOver,
 )
+"""Every event class the log holds (each role's night event from its row)."""
 
-_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+_EVENT: Any = Annotated[cast(Any, Union)[EVENT_TYPES], Field(discriminator="type")]
+_ADAPTER: TypeAdapter[EventBase] = TypeAdapter(_EVENT)
 
 
 def parse_event(data: Mapping[str, object]) -> EventBase:
     """An event from its JSON-plain dict (as stored in graph state or a JSONL line)."""
-    event: EventBase = _ADAPTER.validate_python(data)
-    return event
+    return _ADAPTER.validate_python(data)
 
 
 def dump_event(event: EventBase) -> dict[str, object]:
@@ -471,13 +529,13 @@ def roles_from_log(events: Sequence[EventBase]) -> dict[str, Role]:
     return {e.player: e.role for e in events if isinstance(e, RoleAssigned)}
 
 
-def _in_audience(event: EventBase, audience: Audience, viewer: str, roles: Mapping[str, Role]) -> bool:
+def _in_audience(event: EventBase, audience: Audience | Role, viewer: str, roles: Mapping[str, Role]) -> bool:
+    if isinstance(audience, Role):
+        return roles.get(viewer) is audience
     if audience is Audience.ACTOR:
         return event.actor() == viewer
     if audience is Audience.MAFIA:
         return roles.get(viewer) is Role.MAFIA
-    if audience is Audience.DOCTOR:
-        return roles.get(viewer) is Role.DOCTOR
     return False
 
 

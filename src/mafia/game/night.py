@@ -1,23 +1,34 @@
-"""The night's appliers: night zero's plans, the Mafia's kill protocol, the Doctor and Detective,
-the night's outcome, win checks and the end of the game, as typed updates."""
+"""The night's appliers: night zero's plans, the Mafia's kill protocol, each role's own night
+choice as its ``ROLES`` row says, the night's outcome, win checks and the end of the game, as
+typed updates."""
 
 from __future__ import annotations
 
 from mafia.game.actions import ActionKind
 from mafia.game.events import (
     Ballot,
-    BodyguardGuard,
-    DoctorProtection,
     GameOver,
-    Investigation,
     MafiaDiscussion,
     MafiaVote,
     NightResolution,
     NightZeroStrategy,
     RoleReveal,
+    night_event,
 )
 from mafia.game.reading import chosen, dump, readable, seats_of, since_daybreak, table
-from mafia.game.rules import SKIP, KillProgress, Role, after_round1, after_round2, lone_kill, resolve_night
+from mafia.game.rules import (
+    NIGHT_ROLES,
+    ROLES,
+    SKIP,
+    KillProgress,
+    NightChoice,
+    Role,
+    after_round1,
+    after_round2,
+    lone_kill,
+    resolve_night,
+    saves,
+)
 from mafia.game.state import JSON, GameState, GameUpdate, Turn
 
 
@@ -35,7 +46,7 @@ def open_night(state: GameState) -> GameUpdate:
 
 def record_night_turn(state: GameState, turn: Turn) -> GameUpdate:
     """Apply one of the night's first turns: the first Mafia proposal (or a lone Mafia's kill) at
-    once; the Doctor's and Detective's turns wait in ``night_turns`` until the night resolves."""
+    once; each role's own night choice waits in ``night_turns`` until the night resolves."""
     if turn["action"] in (ActionKind.MAFIA_ROUND1.value, ActionKind.NIGHT_KILL.value):
         return record_round1(state, turn)
     return {"night_turns": [*state["night_turns"], turn]}
@@ -110,42 +121,29 @@ def _kill_target(state: GameState) -> str | None:
 
 
 def night_resolution(state: GameState) -> GameUpdate:
-    """Apply the Doctor's protection and the Detective's check, then the kill unless protected."""
+    """Log each role's night choice in waking order (what its holder learned included), then the
+    kill as the choices' effects leave it (``resolve_night``)."""
     t = table(state)
     events: list[JSON] = []
-    protected: str | None = None
-    protections = [t for t in state["night_turns"] if t["action"] == ActionKind.PROTECT.value]
-    investigations = [t for t in state["night_turns"] if t["action"] == ActionKind.INVESTIGATE.value]
-    for turn in protections:
-        protected = turn["choice"]
-        event = DoctorProtection(
-            round=state["round"],
-            protector=turn["player"],
-            protected=turn["choice"],
-            reasoning=turn["reasoning"],
-        )
-        events += [*dump([event])]
-    for turn in investigations:
-        target = chosen(turn)
-        check = Investigation(
-            round=state["round"],
-            detective=turn["player"],
-            target=target,
-            result="Mafia" if t.role(target) is Role.MAFIA else "Not Mafia",
-            reasoning=turn["reasoning"],
-        )
-        events += [*dump([check])]
-    guards: dict[str, str] = {}
-    for turn in state["night_turns"]:
-        if turn["action"] == ActionKind.GUARD.value:
-            guards[turn["player"]] = guarded = chosen(turn)
-            guard = BodyguardGuard(
-                round=state["round"], bodyguard=turn["player"], guarded=guarded, reasoning=turn["reasoning"]
+    choices: list[NightChoice] = []
+    for role in NIGHT_ROLES:
+        spec = ROLES[role]
+        night = spec.night
+        assert night is not None and spec.night_action is not None
+        for turn in state["night_turns"]:
+            if turn["action"] != spec.night_action.value:
+                continue
+            target = chosen(turn)
+            learned = night.learns(t.role(target)) if night.learns is not None else None
+            events += dump(
+                [night_event(role, state["round"], turn["player"], target, turn["reasoning"], learned)]
             )
-            events += dump([guard])
+            if night.effect is not None:
+                choices.append(NightChoice(turn["player"], target, night.effect))
     intended = _kill_target(state)
-    saved = {turn["choice"] for turn in protections}
-    actual = resolve_night(intended, intended if intended in saved else protected, guards)
+    # The log's record of the night's protection: the last save.
+    protected = next((c.chosen for c in reversed(choices) if c.effect is saves), None)
+    actual = resolve_night(intended, choices)
     events += dump(
         [
             NightResolution(

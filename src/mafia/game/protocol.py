@@ -42,7 +42,6 @@ from mafia.game.rules import (
     SKIP,
     Role,
     ballot_options,
-    guard_targets,
     investigation_targets,
     night_kill_targets,
     nomination_targets,
@@ -214,7 +213,7 @@ ACTIONS: dict[ActionKind, ActionSpec] = {
     ActionKind.GUARD: ActionSpec(
         "tasks/guard",
         "Answer: choice (whom you guard)" + _NO_TEXT,
-        targets=lambda b: guard_targets(b.living, b.me),
+        targets=lambda b: [p for p in b.living if p != b.me],  # any other living player
         fallback=_first_option,  # the lowest-seat candidate
     ),
 }

@@ -10,12 +10,13 @@ import math
 import random
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
 from mafia.game.actions import ActionKind
+from mafia.game.audience import Audience
 
 SKIP = "skip"
 MIN_PLAYERS = 5
@@ -40,6 +41,42 @@ Team = Literal["mafia", "town"]
 Winner = Literal["mafia", "town", "draw"]
 
 
+NightEffect = Callable[[str, str, str], str | None]
+"""What a role's night choice does to the kill: from the player the kill falls on, the chooser and
+their choice, whom it falls on after (None: no one dies)."""
+
+
+def saves(victim: str, chooser: str, chosen: str) -> str | None:
+    """A save: the kill spares the player chosen."""
+    return None if victim == chosen else victim
+
+
+def stands_in(victim: str, chooser: str, chosen: str) -> str | None:
+    """A stand-in: a kill of the player chosen falls on the chooser instead."""
+    return chooser if victim == chosen else victim
+
+
+def is_mafia(role: Role) -> str:
+    """What a check of a player of ``role`` tells: Mafia or not."""
+    return "Mafia" if role is Role.MAFIA else "Not Mafia"
+
+
+@dataclass(frozen=True)
+class NightSpec:
+    """How a role's own night choice is logged, told and applied."""
+
+    event: str
+    """Its private event's type in the log (e.g. ``doctor_protection``)."""
+    verb: str
+    """How the terminal and the replay page tell the choice ("protects", "checks")."""
+    effect: NightEffect | None = None
+    """What the choice does to the night's kill (None: nothing)."""
+    learns: Callable[[Role], str] | None = None
+    """What its holder learns of the chosen player's role (None: nothing)."""
+    seen_by: Audience | None = Audience.ACTOR
+    """Who sees the event: its holder alone unless said otherwise (None: everyone)."""
+
+
 @dataclass(frozen=True)
 class RoleSpec:
     """One role: its side, what it alone does at night, how a claim of it is worded, its playbook
@@ -53,11 +90,18 @@ class RoleSpec:
     """The words (a regular-expression alternation) by which a speech claims the role."""
     at_most: int | None = None
     """The most a table may hold (one: its night results are private to their one holder)."""
+    default: int = 0
+    """How many a table holds unless its settings say otherwise (the Mafia's number goes by the
+    table's size, and Town fills the seats left)."""
     wakes: int = 0
-    """When its night action is asked among the roles that have one, lower first."""
+    """When its night action is asked, logged and applied among the roles that have one, lower first."""
     optional: bool = False
     """Off by default: dealt only when a game's settings ask for it, and named in the table's
-    public composition only when dealt."""
+    public composition and the rules only when dealt."""
+    night: NightSpec | None = None
+    """How its night action is logged, told and applied (a role with a night action has one)."""
+    rule: str = ""
+    """Its night rule as the rules section's night line tells every player (when the table may hold it)."""
 
     def playbook(self, role: Role) -> str:
         """Its playbook's template under prompts/."""
@@ -67,17 +111,58 @@ class RoleSpec:
 ROLES: dict[Role, RoleSpec] = {
     Role.MAFIA: RoleSpec("mafia", None, r"mafia|mafioso|godfather|scum"),
     Role.DETECTIVE: RoleSpec(
-        "town", ActionKind.INVESTIGATE, r"detective|cop|investigator|sheriff|seer", at_most=1, wakes=2
+        "town",
+        ActionKind.INVESTIGATE,
+        r"detective|cop|investigator|sheriff|seer",
+        at_most=1,
+        default=1,
+        wakes=2,
+        night=NightSpec("investigation", "checks", learns=is_mafia),
+        rule="The Detective learns whether one other player is Mafia.",
     ),
     Role.DOCTOR: RoleSpec(
-        "town", ActionKind.PROTECT, r"doctor|doc|medic|healer|nurse|protector", at_most=1, wakes=1
+        "town",
+        ActionKind.PROTECT,
+        r"doctor|doc|medic|healer|nurse|protector",
+        at_most=1,
+        default=1,
+        wakes=1,
+        night=NightSpec("doctor_protection", "protects", effect=saves),
+        rule="The Doctor protects one player (self allowed), never told if it worked.",
     ),
     Role.TOWN: RoleSpec(
         "town", None, r"town(?:ie|sperson|sfolk|s ?person)?|villager|citizen|civilian|vanilla|vt"
     ),
-    Role.BODYGUARD: RoleSpec("town", ActionKind.GUARD, r"body ?guard", at_most=1, wakes=3, optional=True),
+    Role.BODYGUARD: RoleSpec(
+        "town",
+        ActionKind.GUARD,
+        r"body ?guard",
+        at_most=1,
+        wakes=3,
+        optional=True,
+        night=NightSpec("bodyguard_guard", "guards", effect=stands_in),
+        rule=(
+            "The Bodyguard guards one other player and dies in their place if the Mafia attack them"
+            " (unless the Doctor saves them or the Bodyguard)."
+        ),
+    ),
 }
 """Every role's row, in seat-dealing order. A role is named once, here and in ``Role``."""
+
+
+def field_name(role: Role) -> str:
+    """A role as a game's settings and its log name it (``--roles doctor=1``)."""
+    return role.value.lower()
+
+
+ROLE_FIELDS = tuple(field_name(role) for role in ROLES)
+"""The roles as a game's settings name them (``--roles doctor=1``)."""
+ROLE_OF = {field_name(role): role for role in ROLES}
+"""Each role by its settings name."""
+NIGHT_ROLES: tuple[Role, ...] = tuple(
+    sorted((role for role, spec in ROLES.items() if spec.night is not None), key=lambda r: ROLES[r].wakes)
+)
+"""The roles with a night choice of their own, in the order they wake."""
 
 SPOKEN_CLAIMS: tuple[Role, ...] = (*(r for r in ROLES if ROLES[r].side == "town"), Role.MAFIA)
 """The roles a speech may claim in its words, the Town's first."""
@@ -85,7 +170,7 @@ CLAIMABLE: tuple[Role, ...] = tuple(r for r in SPOKEN_CLAIMS if not ROLES[r].opt
 """The roles the answer's claim field offers (the answer schema's order); a role off by default is
 claimed in words, so the schema stays the same for every table."""
 
-# Mafia seats by table size; Detective and Doctor are one each, Town fills the rest.
+# Mafia seats by table size; the other roles hold their row's default, Town fills the rest.
 _DEFAULT_MAFIA = {5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3, 11: 3, 12: 3, 13: 3, 14: 4, 15: 4, 16: 4}
 
 
@@ -102,30 +187,57 @@ def team_of(role: Role) -> Team:
     return ROLES[role].side
 
 
-@dataclass(frozen=True)
-class RoleCounts:
-    """How many of each role sit at the table."""
+class RoleCounts(Mapping[Role, int]):
+    """How many of each role sit at the table, keyed by role in ``ROLES`` order (zero for a role
+    not given); ``RoleCounts(2, 1, 1, 3)`` gives the counts in that order, ``RoleCounts(doctor=0,
+    ...)`` by the roles' settings names."""
 
-    mafia: int
-    detective: int
-    doctor: int
-    town: int
-    bodyguard: int = 0
+    __slots__ = ("_counts",)
+
+    def __init__(self, *counts: int, **by_name: int) -> None:
+        unknown = sorted(set(by_name) - set(ROLE_OF))
+        if unknown:
+            raise TypeError(f"RoleCounts: no role {unknown[0]!r}")
+        given = dict(zip(ROLES, counts, strict=False)) | {ROLE_OF[k]: n for k, n in by_name.items()}
+        self._counts = {role: given.get(role, 0) for role in ROLES}
+
+    def __getitem__(self, role: Role) -> int:
+        return self._counts[role]
+
+    def __iter__(self) -> Iterator[Role]:
+        return iter(self._counts)
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RoleCounts) and self._counts == other._counts
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._counts.items()))
+
+    def __repr__(self) -> str:
+        return f"RoleCounts({', '.join(f'{field_name(r)}={n}' for r, n in self._counts.items())})"
+
+    @property
+    def mafia(self) -> int:
+        return self._counts[Role.MAFIA]
 
     @property
     def total(self) -> int:
-        return sum(self.of(role) for role in ROLES)
+        return sum(self._counts.values())
 
     def of(self, role: Role) -> int:
         """How many ``role`` seats the table holds."""
-        count: int = getattr(self, role.value.lower())
-        return count
+        return self._counts[role]
 
     @classmethod
     def default(cls, players: int) -> RoleCounts:
         """The recommended mix for a table of ``players`` (7 gives 2 Mafia, 1+1, 3 Town)."""
-        mafia = _DEFAULT_MAFIA[players]
-        return cls(mafia=mafia, detective=1, doctor=1, town=players - mafia - 2)
+        counts = {field_name(role): spec.default for role, spec in ROLES.items()}
+        counts[field_name(Role.MAFIA)] = _DEFAULT_MAFIA[players]
+        counts[field_name(Role.TOWN)] = players - sum(counts.values())
+        return cls(**counts)
 
 
 @dataclass(frozen=True)
@@ -147,10 +259,6 @@ class GameConfig:
         return tuple(f"Player {k}" for k in range(1, self.players + 1))
 
 
-ROLE_FIELDS = tuple(role.value.lower() for role in ROLES)
-"""The roles as a game's settings name them (``--roles doctor=1``)."""
-
-
 def parse_role_counts(spec: Mapping[str, int], players: int) -> RoleCounts:
     """Role counts from a mapping such as ``{"mafia": 3, "doctor": 1}``; Town fills what is left.
 
@@ -162,7 +270,7 @@ def parse_role_counts(spec: Mapping[str, int], players: int) -> RoleCounts:
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         _bad_players(players)
     base = RoleCounts.default(players)
-    counts = {name: spec.get(name, getattr(base, name)) for name in ROLE_FIELDS if name != "town"}
+    counts = {name: spec.get(name, base.of(ROLE_OF[name])) for name in ROLE_FIELDS if name != "town"}
     for name, value in counts.items():
         if value < 0:
             raise ConfigError(f"roles.{name}", f"must be 0 or more, got {value}")
@@ -189,8 +297,8 @@ def validate_config(config: GameConfig) -> None:
     if config.names is not None:
         _validate_names(config.names, config.players)
     counts = config.role_counts()
-    for name in ROLE_FIELDS:
-        value = getattr(counts, name)
+    for role, value in counts.items():
+        name = field_name(role)
         if value < 0:
             raise ConfigError(f"roles.{name}", f"must be 0 or more, got {value}")
     if counts.total != config.players:
@@ -206,7 +314,7 @@ def validate_config(config: GameConfig) -> None:
         value = counts.of(role)
         if spec.at_most is not None and value > spec.at_most:
             allowed = " or ".join(map(str, range(spec.at_most + 1)))
-            raise ConfigError(f"roles.{role.value.lower()}", f"must be {allowed}, got {value}")
+            raise ConfigError(f"roles.{field_name(role)}", f"must be {allowed}, got {value}")
     others = counts.total - counts.mafia
     if counts.mafia >= others:
         raise ConfigError(
@@ -283,11 +391,6 @@ def night_kill_targets(living: Sequence[str], mafia: Iterable[str]) -> list[str]
 def protection_targets(living: Sequence[str]) -> list[str]:
     """The Doctor may protect any living player, themself included."""
     return list(living)
-
-
-def guard_targets(living: Sequence[str], bodyguard: str) -> list[str]:
-    """The Bodyguard may guard any living player other than themself."""
-    return [p for p in living if p != bodyguard]
 
 
 def investigation_targets(living: Sequence[str], detective: str) -> list[str]:
@@ -423,18 +526,32 @@ def after_round2(choices: Mapping[str, str], mafia_in_seat_order: Sequence[str])
 # ---- night, deaths, winners, order ---------------------------------------------------------
 
 
-def resolve_night(
-    intended_kill: str | None, protected: str | None, guards: Mapping[str, str] | None = None
-) -> str | None:
-    """Who dies tonight: the intended target unless the Doctor protected exactly them; a target
-    the Doctor left unprotected but a Bodyguard guarded (``guards``: bodyguard to guarded) is
-    spared and their Bodyguard dies in their place, unless the Doctor protected the Bodyguard."""
-    if intended_kill is None or intended_kill in (SKIP, protected):
+@dataclass(frozen=True)
+class NightChoice:
+    """One role's night choice as the night's kill meets it: who chose, whom, and its effect."""
+
+    chooser: str
+    chosen: str
+    effect: NightEffect
+
+
+def resolve_night(intended_kill: str | None, choices: Sequence[NightChoice]) -> str | None:
+    """Who dies tonight: the Mafia's target as the night's choices bear on it in waking order (a
+    save spares them, a stand-in dies in their place); a kill that moves to another player meets
+    every choice again, so a save of the stand-in spares them too."""
+    if intended_kill is None or intended_kill == SKIP:
         return None
-    guardian = next((b for b, guarded in (guards or {}).items() if guarded == intended_kill), None)
-    if guardian is None:
-        return intended_kill
-    return None if guardian == protected else guardian
+    victim, passed = intended_kill, {intended_kill}
+    while True:
+        moved: str | None = victim
+        for c in choices:
+            moved = c.effect(victim, c.chooser, c.chosen)
+            if moved != victim:
+                break
+        if moved is None or moved in passed:
+            return moved
+        passed.add(moved)
+        victim = moved
 
 
 def winner(living_roles: Iterable[Role]) -> Literal["mafia", "town"] | None:

@@ -13,12 +13,15 @@ from functools import cache
 from importlib import resources
 from string import Template
 
+from mafia.game.protocol import ACTIONS
+from mafia.game.rules import ROLES
+
 _SECTION = frozenset({"header"})
 _TASK = frozenset({"header", "answer"})
 
-TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
+_GIVEN: dict[str, frozenset[str]] = {
     "sections/identity": _SECTION | {"identity_line", "persona_line", "playbook"},
-    "sections/rules": _SECTION | {"seats", "composition", "round_cap"},
+    "sections/rules": _SECTION | {"seats", "composition", "town_roles", "night_rules", "round_cap"},
     "sections/state": _SECTION | {"round_line", "living_line", "dead_line", "day_lines"},
     "sections/mafia_info": _SECTION | {"partners_line", "partner_note", "kills", "tonight"},
     "sections/investigations": _SECTION | {"results"},
@@ -37,13 +40,15 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     "tasks/night_kill": _TASK | {"night", "targets_line"},
     "tasks/protect": _TASK | {"night", "history", "targets_line"},
     "tasks/investigate": _TASK | {"night", "history", "targets_line"},
-    "tasks/guard": _TASK | {"night", "history", "targets_line"},
-    "playbooks/mafia": frozenset(),
-    "playbooks/detective": frozenset(),
-    "playbooks/doctor": frozenset(),
-    "playbooks/town": frozenset(),
-    "playbooks/bodyguard": frozenset(),
 }
+_NIGHT_CHOICE = _TASK | {"night", "history", "targets_line"}
+"""A role's night task, unless given above (its values: context/tasks.py's ``_night_choice``)."""
+TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
+    **{ACTIONS[s.night_action].template: _NIGHT_CHOICE for s in ROLES.values() if s.night_action is not None},
+    **_GIVEN,
+    **{spec.playbook(role): frozenset() for role, spec in ROLES.items()},
+}
+"""Every template's placeholders: those given, each role's night task and its playbook (none)."""
 
 _EMPTY = "\x00"
 

@@ -25,7 +25,7 @@ from mafia.display import (
     vote_rows,
 )
 from mafia.game import events as ev
-from mafia.game.rules import Role
+from mafia.game.rules import ROLES, Role
 from mafia.html_page import document
 from mafia.run_record import shown
 
@@ -215,6 +215,15 @@ def _entry(event: ev.EventBase, roles: Mapping[str, Role]) -> str:
     return f'<div class="entry private"><span class="tag">private</span>{body}</div>'
 
 
+def _night_choice(event: ev.RoleNightEvent, roles: Mapping[str, Role]) -> str:
+    """A role's night choice as its row tells it, with what the chooser learned in bold."""
+    night = ROLES[event.role()].night
+    verb = night.verb if night is not None else "chooses"
+    learned = event.learned()
+    told = ":" if learned is None else f": <strong>{escape(learned)}</strong>."
+    return f"{_who(event.chooser(), roles)} {verb} {escape(event.chosen())}{told} {_words(event.reason())}"
+
+
 def _body(event: ev.EventBase, roles: Mapping[str, Role]) -> str:
     match event:
         case ev.RoleAssigned():
@@ -245,17 +254,8 @@ def _body(event: ev.EventBase, roles: Mapping[str, Role]) -> str:
         case ev.MafiaVote():
             ballots = ", ".join(f"{b.voter}: {b.target}" for b in event.votes)
             return escape(f"Mafia target {event.final_target}, decided by {event.decided_by} ({ballots}).")
-        case ev.DoctorProtection():
-            protected = escape(event.protected)
-            return f"{_who(event.protector, roles)} protects {protected}: {_words(event.reasoning)}"
-        case ev.BodyguardGuard():
-            guarded = escape(event.guarded)
-            return f"{_who(event.bodyguard, roles)} guards {guarded}: {_words(event.reasoning)}"
-        case ev.Investigation():
-            return (
-                f"{_who(event.detective, roles)} checks {escape(event.target)}: "
-                f"<strong>{escape(event.result)}</strong>. {_words(event.reasoning)}"
-            )
+        case ev.RoleNightEvent():
+            return _night_choice(event, roles)
         case ev.NightResolution():
             return _night(event)
         case ev.Thought():
