@@ -52,7 +52,7 @@ def test_every_role_and_action_has_its_row_templates_and_house_tactic() -> None:
         assert spec.side in ("mafia", "town"), role
         assert (spec.night is None) == (spec.night_action is None), role
         if spec.night is not None:
-            assert spec.night.verb and spec.rule, role
+            assert spec.night.verb and spec.night.rule, role
             assert NIGHT_EVENTS[role] in EVENT_TYPES, role
             assert NIGHT_EVENTS[role].model_fields["type"].default == spec.night.event, role
     events = [spec.night.event for spec in ROLES.values() if spec.night is not None]

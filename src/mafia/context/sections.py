@@ -73,7 +73,9 @@ def rules_text(
         seats=", ".join(seats),
         composition=composition_text,
         town_roles=", ".join(role.value for role in roles if ROLES[role].side == "town"),
-        night_rules=" ".join(ROLES[role].rule for role in NIGHT_ROLES if role in roles and ROLES[role].rule),
+        night_rules=" ".join(
+            night.rule for role in NIGHT_ROLES if role in roles and (night := ROLES[role].night)
+        ),
         round_cap=str(round_cap),
     )
 

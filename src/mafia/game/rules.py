@@ -69,6 +69,8 @@ class NightSpec:
     """Its private event's type in the log (e.g. ``doctor_protection``)."""
     verb: str
     """How the terminal and the replay page tell the choice ("protects", "checks")."""
+    rule: str
+    """Its rule as the rules section's night line tells every player (when the table may hold it)."""
     effect: NightEffect | None = None
     """What the choice does to the night's kill (None: nothing)."""
     learns: Callable[[Role], str] | None = None
@@ -100,51 +102,66 @@ class RoleSpec:
     public composition and the rules only when dealt."""
     night: NightSpec | None = None
     """How its night action is logged, told and applied (a role with a night action has one)."""
-    rule: str = ""
-    """Its night rule as the rules section's night line tells every player (when the table may hold it)."""
 
     def playbook(self, role: Role) -> str:
         """Its playbook's template under prompts/."""
         return f"playbooks/{role.value.lower()}"
 
 
+def _power(action: ActionKind, words: str, wakes: int, night: NightSpec, optional: bool = False) -> RoleSpec:
+    """A Town role with a night action of its own: one at most (its night results are private to
+    their one holder), dealt by default unless ``optional``."""
+    return RoleSpec(
+        "town",
+        action,
+        words,
+        at_most=1,
+        default=0 if optional else 1,
+        wakes=wakes,
+        optional=optional,
+        night=night,
+    )
+
+
 ROLES: dict[Role, RoleSpec] = {
     Role.MAFIA: RoleSpec("mafia", None, r"mafia|mafioso|godfather|scum"),
-    Role.DETECTIVE: RoleSpec(
-        "town",
+    Role.DETECTIVE: _power(
         ActionKind.INVESTIGATE,
         r"detective|cop|investigator|sheriff|seer",
-        at_most=1,
-        default=1,
-        wakes=2,
-        night=NightSpec("investigation", "checks", learns=is_mafia),
-        rule="The Detective learns whether one other player is Mafia.",
+        2,
+        NightSpec(
+            "investigation",
+            "checks",
+            "The Detective learns whether one other player is Mafia.",
+            learns=is_mafia,
+        ),
     ),
-    Role.DOCTOR: RoleSpec(
-        "town",
+    Role.DOCTOR: _power(
         ActionKind.PROTECT,
         r"doctor|doc|medic|healer|nurse|protector",
-        at_most=1,
-        default=1,
-        wakes=1,
-        night=NightSpec("doctor_protection", "protects", effect=saves),
-        rule="The Doctor protects one player (self allowed), never told if it worked.",
+        1,
+        NightSpec(
+            "doctor_protection",
+            "protects",
+            "The Doctor protects one player (self allowed), never told if it worked.",
+            effect=saves,
+        ),
     ),
     Role.TOWN: RoleSpec(
         "town", None, r"town(?:ie|sperson|sfolk|s ?person)?|villager|citizen|civilian|vanilla|vt"
     ),
-    Role.BODYGUARD: RoleSpec(
-        "town",
+    Role.BODYGUARD: _power(
         ActionKind.GUARD,
         r"body ?guard",
-        at_most=1,
-        wakes=3,
-        optional=True,
-        night=NightSpec("bodyguard_guard", "guards", effect=stands_in),
-        rule=(
+        3,
+        NightSpec(
+            "bodyguard_guard",
+            "guards",
             "The Bodyguard guards one other player and dies in their place if the Mafia attack them"
-            " (unless the Doctor saves them or the Bodyguard)."
+            " (unless the Doctor saves them or the Bodyguard).",
+            effect=stands_in,
         ),
+        optional=True,
     ),
 }
 """Every role's row, in seat-dealing order. A role is named once, here and in ``Role``."""
