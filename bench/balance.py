@@ -5,7 +5,7 @@ Prints ``town_win_rate=`` and ``mafia_win_rate=`` (fractions of all games; draws
 ``round2_share=``: the share of team nights (nights with two or more living Mafia, who must agree
 on a kill) that went to Round 2, with ``team_nights=`` and ``lowest_seat_nights=`` (Round 2 still
 split, so the lowest seat's choice stood). Games run in a process pool, one per core.
-``--roles bodyguard=1`` deals the given role counts (the command line's syntax) in every game.
+``--roles role=N,...`` deals the given role counts (the command line's syntax) in every game.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from mafia.game.rules import (
 from mafia.game_settings import SETUP_KEYS
 from mafia.views import player_view
 from table_driver import play_table, random_answer, sweep_setup
+from test_house_model import ask, kind_schema, prompt
 
 PLAYERS = [f"Player {k}" for k in range(1, 8)]
 
@@ -168,3 +169,12 @@ def test_the_guard_reaches_no_other_players_view() -> None:
             if role is Role.BODYGUARD:
                 seen += len(guards)
     assert seen > 0
+
+
+# ---- house play ----------------------------------------------------------------------------
+
+
+def test_the_house_bodyguard_reveals_itself_in_its_last_words() -> None:
+    speeches = [("Player 2", "I suspect Player 4.", "Player 4")]
+    said = ask(prompt("Player 4", "Bodyguard", "last_words", speeches=speeches), kind_schema("last_words"))
+    assert "I was the Bodyguard" in said.text and said.claim == Role.BODYGUARD

@@ -121,13 +121,26 @@ def _must_reveal(ctx: Ctx, findings_matter: bool) -> bool:
     )
 
 
+PRESSED_CLAIMS: dict[str, tuple[str, str]] = {
+    Role.DOCTOR: ("doctor_claim", "Claim Doctor to survive the pressure; protect myself from now on."),
+    Role.BODYGUARD: (
+        "bodyguard_claim",
+        "Claim Bodyguard to survive the pressure; my guards are worth more alive.",
+    ),
+}
+"""The roles that claim themselves when pressed hard enough: the claim's lines and the strategy."""
+LAST_CLAIMS: dict[str, str] = {Role.DOCTOR: "last_doctor", Role.BODYGUARD: "last_bodyguard"}
+"""The lines a Town role's last words reveal it with (plain Town's otherwise; the Detective reports)."""
+
+
 def _deny(ctx: Ctx, said: _Speech) -> None:
-    """Deny under pressure; a Doctor pressed hard enough claims the role to survive."""
+    """Deny under pressure; a Doctor or Bodyguard pressed hard enough claims the role to survive."""
     b, rng = ctx.board, ctx.rng
     said.core.append(line(rng, "deny"))
-    if b.role == Role.DOCTOR and b.pressure >= (2 if ctx.knobs.aggression > 0.7 else 3):
-        said.core.append(line(rng, "doctor_claim"))
-        said.strategy = "Claim Doctor to survive the pressure; protect myself from now on."
+    claim = PRESSED_CLAIMS.get(b.role)
+    if claim is not None and b.pressure >= (2 if ctx.knobs.aggression > 0.7 else 3):
+        said.core.append(line(rng, claim[0]))
+        said.strategy = claim[1]
 
 
 def _back_trusted_claim(ctx: Ctx, cands: list[str], said: _Speech) -> None:
@@ -351,7 +364,7 @@ def last_words(ctx: Ctx) -> Decision:
         if b.role == Role.DETECTIVE and ctx.view.results:
             core += detective_report(ctx)
         else:
-            core.append(line(rng, "last_doctor" if b.role == Role.DOCTOR else "last_town"))
+            core.append(line(rng, LAST_CLAIMS.get(b.role, "last_town")))
         found = mafia_found_alive(b, cands)
         target = found[0] if found else best(rng, cands, lambda p: b.total(p, FOLLOW_READ))
         if found:

@@ -170,6 +170,10 @@ LINES: dict[str, tuple[str, ...]] = {
         "I am the Doctor; eliminating me only helps the Mafia.",
         "I am the Doctor, and losing me leaves the town unprotected.",
     ),
+    "bodyguard_claim": (
+        "I am the Bodyguard; I stand between the Mafia and the town every night.",
+        "I am the Bodyguard, and I have been guarding this town's best voices.",
+    ),
     "attack_claim": (
         "{c} is lying about being the Detective.",
         "I do not buy the claim by {c}, and a fake Detective is exactly what Mafia would try.",
@@ -197,6 +201,7 @@ LINES: dict[str, tuple[str, ...]] = {
         "Keep your eyes on who stays quiet.",
     ),
     "last_doctor": ("I was the Doctor.", "For the record, I was the Doctor."),
+    "last_bodyguard": ("I was the Bodyguard.", "For the record, I was the Bodyguard."),
     "last_mafia": (
         "I was Town, and you got it wrong. I suspect {t}.",
         "You voted out a Town player. {t} is Mafia, mark my words.",
@@ -215,6 +220,8 @@ _CLAIMING = {
     "finding": Role.DETECTIVE,
     "doctor_claim": Role.DOCTOR,
     "last_doctor": Role.DOCTOR,
+    "bodyguard_claim": Role.BODYGUARD,
+    "last_bodyguard": Role.BODYGUARD,
     "last_town": Role.TOWN,
 }
 _TOWN_CLAIMS = ("I am Town", "I was Town")
