@@ -134,7 +134,7 @@ LAST_CLAIMS: dict[str, str] = {Role.DOCTOR: "last_doctor", Role.BODYGUARD: "last
 
 
 def _deny(ctx: Ctx, said: _Speech) -> None:
-    """Deny under pressure; a Doctor or Bodyguard pressed hard enough claims the role to survive."""
+    """Deny under pressure; a role of ``PRESSED_CLAIMS`` pressed hard enough claims itself to survive."""
     b, rng = ctx.board, ctx.rng
     said.core.append(line(rng, "deny"))
     claim = PRESSED_CLAIMS.get(b.role)
