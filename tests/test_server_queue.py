@@ -134,7 +134,9 @@ def test_a_client_killed_mid_arena_leaves_the_games_to_finish_and_collect_writes
     _until(lambda: (arena / QUEUE_FILE).exists(), "the games are queued")
     client.send_signal(signal.SIGKILL)
     client.wait()
-    assert collect(arena, write=False).finished < 12, "every game was over before the client was killed"
+    progress = collect(arena, write=False)
+    assert progress.finished < 12, "every game was over before the client was killed"
+    assert not progress.stopped, f"games the server does not hold once the client is gone: {progress.stopped}"
     _collected(arena)
     ask = {"games": 12, "players": 8, "policies": ["seed-window"], "models": ["house:2"], "arena_id": "gone"}
     _same_as_local(arena, tmp_path, **ask)

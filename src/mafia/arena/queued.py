@@ -146,8 +146,9 @@ def collect(arena_dir: Path, write: bool = True, summary: Callable[[Path], JSON]
                 _write_game(games, folder, entry, values)
                 progress.collected_now += 1
             continue
-        latest = runs[0]["status"] if runs else "pending"
-        if latest == "running":
+        if not runs:  # nothing on the server will play it: it was never queued there
+            progress.stopped[str(entry["game"])] = "no run of it was queued on the server"
+        elif (latest := runs[0]["status"]) == "running":
             progress.running += 1
         elif latest == "pending":
             progress.queued += 1
