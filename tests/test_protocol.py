@@ -55,6 +55,7 @@ def test_every_role_and_action_has_its_row_templates_and_house_tactic() -> None:
             assert spec.night.verb and spec.night.rule, role
             assert NIGHT_EVENTS[role] in EVENT_TYPES, role
             assert NIGHT_EVENTS[role].model_fields["type"].default == spec.night.event, role
+            assert set(spec.night.fields) <= set(NIGHT_EVENTS[role].model_fields), role
     events = [spec.night.event for spec in ROLES.values() if spec.night is not None]
     assert len(set(events)) == len(events)
     assert set(HANDLERS) == set(ActionKind)

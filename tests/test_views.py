@@ -46,7 +46,7 @@ PRIVACY: dict[str, Privacy] = {
     "MafiaDiscussion": Privacy(whole=MAFIA, actor="speaker"),
     "MafiaVote": Privacy(whole=MAFIA),
     "DoctorProtection": Privacy(whole=ACTOR, actor="protector"),
-    "BodyguardGuard": Privacy(whole=ACTOR, actor="player"),
+    "BodyguardGuard": Privacy(whole=ACTOR, actor="bodyguard"),
     "Investigation": Privacy(whole=ACTOR, actor="detective"),
     "NightResolution": Privacy(fields={"intended_kill": MAFIA, "protected": DOCTOR}),
     "Thought": Privacy(whole=ACTOR, actor="player"),

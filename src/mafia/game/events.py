@@ -266,7 +266,8 @@ class MafiaVote(EventBase):
 
 class RoleNightEvent(EventBase):
     """A role's own night choice (its ``ROLES`` row's ``night``): who chose whom, why and what
-    they learned, seen by whom the row says. ``TARGET_FIELD`` names the chosen player's field."""
+    they learned, seen by whom the row says; the row names the chooser's field (``ACTOR_FIELD``)
+    and the chosen's (``TARGET_FIELD``)."""
 
     TARGET_FIELD: ClassVar[str] = "target"
 
@@ -275,7 +276,7 @@ class RoleNightEvent(EventBase):
         return NIGHT_EVENT_ROLES[type(self)]
 
     def chooser(self) -> str:
-        return str(getattr(self, self.ACTOR_FIELD or "player"))
+        return str(self.actor())
 
     def chosen(self) -> str:
         return str(getattr(self, self.TARGET_FIELD))
@@ -290,10 +291,8 @@ class RoleNightEvent(EventBase):
 
 
 class DoctorProtection(RoleNightEvent):
-    """Whom the Doctor protected tonight and why."""
+    """Whom the Doctor protected tonight and why (a class of its own, read across the context)."""
 
-    ACTOR_FIELD = "protector"
-    TARGET_FIELD = "protected"
     type: Literal["doctor_protection"] = "doctor_protection"
     protector: str
     protected: str
@@ -303,23 +302,11 @@ class DoctorProtection(RoleNightEvent):
 class Investigation(RoleNightEvent):
     """The Detective's check of one player and its result."""
 
-    ACTOR_FIELD = "detective"
     type: Literal["investigation"] = "investigation"
     detective: str
     target: str
     result: Literal["Mafia", "Not Mafia"]
     reasoning: str
-
-
-class RoleNightAction(RoleNightEvent):
-    """A role's night choice in the shape every role's event takes unless the log has always
-    written it otherwise; each role's class (``NIGHT_EVENTS``) is built from its row."""
-
-    ACTOR_FIELD = "player"
-    player: str
-    target: str
-    reasoning: str
-    result: str | None = Field(default=None, exclude_if=lambda r: r is None)
 
 
 _WRITTEN: dict[str, type[RoleNightEvent]] = {
@@ -330,21 +317,28 @@ _WRITTEN: dict[str, type[RoleNightEvent]] = {
 
 def _night_event_class(role: Role) -> type[RoleNightEvent]:
     """The class of ``role``'s night event, seen by whom its row says: the log's own class where
-    it has one, else a ``RoleNightAction`` of the row's type name."""
+    it has one, else one built from the row: its type, the chooser's and the chosen's fields, what
+    the chooser learned (when the role learns) and the reasoning."""
     spec = ROLES[role].night
     assert spec is not None
+    chooser, chosen = spec.fields
     cls = _WRITTEN.get(spec.event)
     if cls is None:
-        name = "".join(part.title() for part in spec.event.split("_"))
-        literal = cast(Any, Literal)[spec.event]
+        fields: dict[str, Any] = {
+            "type": (cast(Any, Literal)[spec.event], spec.event),
+            chooser: (str, ...),
+            chosen: (str, ...),
+            **({"result": (str, ...)} if spec.learns is not None else {}),
+            "reasoning": (str, ...),
+        }
         cls = create_model(
-            name,
-            __base__=RoleNightAction,
+            "".join(part.title() for part in spec.event.split("_")),
+            __base__=RoleNightEvent,
             __module__=__name__,
-            __doc__=f"The {role.value}'s night choice ({spec.verb}): whom and why.",
-            type=(literal, spec.event),
+            __doc__=f"The {role.value}'s night choice ({spec.verb}): whom, and why.",
+            **fields,
         )
-    cls.AUDIENCE = spec.seen_by
+    cls.ACTOR_FIELD, cls.TARGET_FIELD, cls.AUDIENCE = chooser, chosen, spec.seen_by
     return cls
 
 
@@ -360,7 +354,7 @@ def night_event(
     cls = NIGHT_EVENTS[role]
     fields: dict[str, object] = {
         "round": round,
-        cls.ACTOR_FIELD or "player": chooser,
+        str(cls.ACTOR_FIELD): chooser,
         cls.TARGET_FIELD: chosen,
         "reasoning": reasoning,
     }

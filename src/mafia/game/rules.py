@@ -71,6 +71,8 @@ class NightSpec:
     """How the terminal and the replay page tell the choice ("protects", "checks")."""
     rule: str
     """Its rule as the rules section's night line tells every player (when the table may hold it)."""
+    fields: tuple[str, str] = ("player", "target")
+    """Its event's fields naming the chooser and the chosen player."""
     effect: NightEffect | None = None
     """What the choice does to the night's kill (None: nothing)."""
     learns: Callable[[Role], str] | None = None
@@ -133,6 +135,7 @@ ROLES: dict[Role, RoleSpec] = {
             "investigation",
             "checks",
             "The Detective learns whether one other player is Mafia.",
+            ("detective", "target"),
             learns=is_mafia,
         ),
     ),
@@ -144,6 +147,7 @@ ROLES: dict[Role, RoleSpec] = {
             "doctor_protection",
             "protects",
             "The Doctor protects one player (self allowed), never told if it worked.",
+            ("protector", "protected"),
             effect=saves,
         ),
     ),
@@ -159,6 +163,7 @@ ROLES: dict[Role, RoleSpec] = {
             "guards",
             "The Bodyguard guards one other player and dies in their place if the Mafia attack them"
             " (unless the Doctor saves them or the Bodyguard).",
+            ("bodyguard", "guarded"),
             effect=stands_in,
         ),
         optional=True,
