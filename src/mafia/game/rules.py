@@ -169,7 +169,9 @@ ROLES: dict[Role, RoleSpec] = {
         optional=True,
     ),
 }
-"""Every role's row, in seat-dealing order. A role is named once, here and in ``Role``."""
+"""Every role's row, in seat-dealing order. A role is named once, here and in ``Role``: adding
+one is its member and row here (its night action's row in ``protocol.ACTIONS``), its playbook and
+task templates and its house tactic; the deal, the log, the night and the prompts read the rest."""
 
 
 def field_name(role: Role) -> str:
