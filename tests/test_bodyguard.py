@@ -11,6 +11,7 @@ import typer
 from audit import audit
 from mafia.checks import parse_roles
 from mafia.context.extraction import claimed_role, extract
+from mafia.display import is_night, night_choice_text
 from mafia.game import events as ev
 from mafia.game.events import parse_event
 from mafia.game.rules import (
@@ -169,6 +170,15 @@ def test_the_guard_reaches_no_other_players_view() -> None:
             if role is Role.BODYGUARD:
                 seen += len(guards)
     assert seen > 0
+
+
+# ---- the terminal ----------------------------------------------------------------------------
+
+
+def test_the_terminal_tells_the_guard_among_the_nights_private_lines() -> None:
+    guard = ev.night_event(Role.BODYGUARD, 1, "Player 2", "Player 4", "Player 4 spoke up.")
+    assert is_night(guard)
+    assert night_choice_text(guard) == "[dim green]  (bodyguard) Player 2 guards Player 4[/]"
 
 
 # ---- house play ----------------------------------------------------------------------------

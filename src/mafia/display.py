@@ -78,12 +78,10 @@ def is_night(event: ev.EventBase) -> bool:
 def night_choice_text(event: ev.RoleNightEvent) -> str:
     """A role's night choice as its row tells it: "(doctor) Ann protects Bo", "(detective) Cy
     checks Di: Mafia" (what the chooser learned in cyan)."""
-    role = event.role()
-    night = ROLES[role].night
-    verb = night.verb if night is not None else "chooses"
     learned = event.learned()
     colour, tail = ("green", "") if learned is None else ("cyan", f": {learned}")
-    return f"[dim {colour}]  ({role.value.lower()}) {event.chooser()} {verb} {event.chosen()}{tail}[/]"
+    label = event.role().value.lower()
+    return f"[dim {colour}]  ({label}) {event.chooser()} {event.verb()} {event.chosen()}{tail}[/]"
 
 
 def _escaped(value: Any) -> Any:

@@ -275,6 +275,12 @@ class RoleNightEvent(EventBase):
         """The role whose choice this is."""
         return NIGHT_EVENT_ROLES[type(self)]
 
+    def verb(self) -> str:
+        """How the choice is told ("protects"), from the role's row."""
+        night = ROLES[self.role()].night
+        assert night is not None, "a role with a night event has its night spec"
+        return night.verb
+
     def chooser(self) -> str:
         return str(self.actor())
 
@@ -310,9 +316,9 @@ class Investigation(RoleNightEvent):
 
 
 _WRITTEN: dict[str, type[RoleNightEvent]] = {
-    "doctor_protection": DoctorProtection,
-    "investigation": Investigation,
+    cls.model_fields["type"].default: cls for cls in (DoctorProtection, Investigation)
 }
+"""The night events the log has its own classes for, by type."""
 
 
 def _night_event_class(role: Role) -> type[RoleNightEvent]:

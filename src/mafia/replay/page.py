@@ -25,7 +25,7 @@ from mafia.display import (
     vote_rows,
 )
 from mafia.game import events as ev
-from mafia.game.rules import ROLES, Role
+from mafia.game.rules import Role
 from mafia.html_page import document
 from mafia.run_record import shown
 
@@ -217,11 +217,10 @@ def _entry(event: ev.EventBase, roles: Mapping[str, Role]) -> str:
 
 def _night_choice(event: ev.RoleNightEvent, roles: Mapping[str, Role]) -> str:
     """A role's night choice as its row tells it, with what the chooser learned in bold."""
-    night = ROLES[event.role()].night
-    verb = night.verb if night is not None else "chooses"
     learned = event.learned()
     told = ":" if learned is None else f": <strong>{escape(learned)}</strong>."
-    return f"{_who(event.chooser(), roles)} {verb} {escape(event.chosen())}{told} {_words(event.reason())}"
+    chosen = escape(event.chosen())
+    return f"{_who(event.chooser(), roles)} {event.verb()} {chosen}{told} {_words(event.reason())}"
 
 
 def _body(event: ev.EventBase, roles: Mapping[str, Role]) -> str:
