@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import pytest
 from pydantic import ValidationError
@@ -127,6 +128,13 @@ def test_from_jsonl_skips_blank_lines() -> None:
 def test_dump_then_parse_is_identity() -> None:
     for event in every_event():
         assert ev.parse_event(ev.dump_event(event)) == event
+
+
+def test_every_event_pickles_by_its_class_name() -> None:
+    """A class built from a roles-table row is found by name in the module, as a written one is."""
+    for event in every_event():
+        assert getattr(ev, type(event).__name__) is type(event)
+        assert pickle.loads(pickle.dumps(event)) == event
 
 
 @pytest.mark.parametrize(

@@ -351,6 +351,8 @@ def _night_event_class(role: Role) -> type[RoleNightEvent]:
 NIGHT_EVENTS: dict[Role, type[RoleNightEvent]] = {role: _night_event_class(role) for role in NIGHT_ROLES}
 """Each role's night event class, in waking order."""
 NIGHT_EVENT_ROLES: dict[type[EventBase], Role] = {cls: role for role, cls in NIGHT_EVENTS.items()}
+globals().update({cls.__name__: cls for cls in NIGHT_EVENTS.values()})
+# A class built from a row is a name of this module, as its ``__module__`` says: its events pickle.
 
 
 def night_event(
