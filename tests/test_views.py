@@ -14,6 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from mafia.game import events as ev
+from mafia.game.audience import Audience
 from mafia.game.rules import Role
 from mafia.views import player_view
 
@@ -194,13 +195,13 @@ def test_markers_reach_exactly_the_entitled(cls: type[ev.EventBase], actor: str 
 
 
 def test_barrier_check_catches_a_leaky_field(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ev.NightResolution, "PRIVATE_FIELDS", {"intended_kill": ev.Audience.MAFIA})
+    monkeypatch.setattr(ev.NightResolution, "PRIVATE_FIELDS", {"intended_kill": Audience.MAFIA})
     problems = barrier_problems(ev.NightResolution, None)
     assert any(p.startswith("NightResolution.protected:") for p in problems)
 
 
 def test_barrier_check_catches_a_leaky_event(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ev.Investigation, "AUDIENCE", ev.Audience.MAFIA)
+    monkeypatch.setattr(ev.Investigation, "AUDIENCE", Audience.MAFIA)
     assert barrier_problems(ev.Investigation, "Eve") != []
 
 
@@ -317,7 +318,6 @@ def game_log() -> list[ev.EventBase]:
             speaker="P2",
             target="P3",
             message="P3 asks too much",
-            reasoning="P3 may investigate",
             coordination_round=1,
         ),
         ev.MafiaVote(
