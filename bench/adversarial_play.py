@@ -21,7 +21,7 @@ from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP
 from mafia.context.policy import policy_by_name
-from mafia.game.events import parse_event, roles_from_log
+from mafia.game.events import ColdSummary, Fallback, SummaryFallback, parse_event, roles_from_log
 from mafia.runner import run_game
 
 SIZES = (7, 12, 16)
@@ -67,11 +67,11 @@ def play(policy: str, players: int, seed: int, round_cap: int | None = None) -> 
         "crashes": 0,
         "leaks": len(leaks),
         "forged_line_starts": sum(forged_line_starts(t) for t in texts),
-        "summaries_refused": sum(1 for e in events if e.type == "summary_fallback"),
-        "summaries_accepted": sum(1 for e in events if e.type == "cold_summary"),
+        "summaries_refused": sum(1 for e in events if isinstance(e, SummaryFallback)),
+        "summaries_accepted": sum(1 for e in events if isinstance(e, ColdSummary)),
         "invalid_text_reasks": sum(1 for a in attempts if a.get("kind") == "invalid_text"),
         "recall_calls": sum(1 for a in attempts if a.get("recall")),
-        "fallbacks": sum(1 for e in events if e.type == "fallback"),
+        "fallbacks": sum(1 for e in events if isinstance(e, Fallback)),
         "prompts": len(records),
     }
 

@@ -78,10 +78,13 @@ def audit(events: list[ev.EventBase]) -> list[str]:
                 if b.target not in [*candidates, SKIP]:
                     bad(f"{where}: illegal ballot {b.voter}->{b.target}")
             counts = Counter(b.target for b in e.ballots)
-            if e.outcome == "eliminated":
-                top = counts[e.eliminated]
-                if any(counts[o] >= top for o in [*candidates, SKIP] if o != e.eliminated):
-                    bad(f"{where}: {e.eliminated} eliminated without a strict majority of the top")
+            gone = e.eliminated
+            if e.outcome == "eliminated" and gone is None:
+                bad(f"{where}: an elimination that names no one")
+            elif e.outcome == "eliminated" and gone is not None:
+                top = counts[gone]
+                if any(counts[o] >= top for o in [*candidates, SKIP] if o != gone):
+                    bad(f"{where}: {gone} eliminated without a strict majority of the top")
             if e.outcome == "tie":
                 nominees = list(e.tied)
         elif isinstance(e, ev.Elimination):

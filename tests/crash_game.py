@@ -43,9 +43,9 @@ def main(argv: list[str]) -> int:
         run_id, seed, delay = argv[2], int(argv[3]), float(argv[4])
         # A slowed model is given again (it is the house model of the run's seed, as recorded); a
         # full-speed game resumes with no model at all, from what its run recorded.
-        model = SlowHouseModel(seed=seed, delay=delay) if delay else None
+        slowed = SlowHouseModel(seed=seed, delay=delay) if delay else None
         try:
-            resume_game(run_id, checkpointer=saver, model=model, out_dir=out)
+            resume_game(run_id, checkpointer=saver, model=slowed, out_dir=out)
         except GameNotFound:
             return 3
         return 0

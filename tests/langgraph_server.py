@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from langgraph_sdk.client import SyncLangGraphClient
 
 from fakes import free_port
 
@@ -116,6 +117,13 @@ def person_answer(turn: dict[str, Any]) -> dict[str, Any]:
     """What a person in Studio answers at a turn: a speech or message when one is asked, and the
     first legal choice."""
     return {"text": "Studio here.", "choice": 1} if turn["text"] else {"choice": 1}
+
+
+def thread_values(client: SyncLangGraphClient, thread: str) -> dict[str, Any]:
+    """The game state of ``thread`` as the server holds it (a graph's state is one mapping)."""
+    values = client.threads.get_state(thread)["values"]
+    assert isinstance(values, dict), values
+    return values
 
 
 def answer_people(client: Any, thread: str, context: dict[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from email.message import Message
 from email.parser import BytesParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -119,7 +120,7 @@ class LangSmithEndpoint:
 
             def _body(self, headers: dict[str, str]) -> bytes:
                 if headers.get("transfer-encoding", "").lower() == "chunked":
-                    chunks = []
+                    chunks: list[bytes] = []
                     while True:
                         size = int(self.rfile.readline().split(b";")[0].strip(), 16)
                         if size == 0:
@@ -164,14 +165,19 @@ def _multipart_operations(content_type: str, body: bytes) -> list[tuple[str, dic
     message = BytesParser().parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + body)
     ops: dict[tuple[str, str], dict[str, Any]] = {}
     order: list[tuple[str, str]] = []
-    for part in message.get_payload():
+    parts = message.get_payload()
+    assert isinstance(parts, list), "a multipart body"
+    for part in parts:
+        assert isinstance(part, Message)
         name = part.get_param("name", header="content-disposition")
         op, run_id, *field = str(name).split(".")
         key = (op, run_id)
         if key not in ops:
             ops[key] = {"id": run_id}
             order.append(key)
-        value = json.loads(part.get_payload(decode=True))
+        data = part.get_payload(decode=True)
+        assert isinstance(data, bytes)
+        value = json.loads(data)
         if field:
             ops[key][field[0]] = value
         else:

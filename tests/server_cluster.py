@@ -87,10 +87,11 @@ class Cluster:
     database_uri: str
     redis_uri: str
     work: Path
+    workers: int
     processes: list[ServeProcess] = field(default_factory=list)
 
-    def start(self, workers: int) -> ServeProcess:
-        """One more ``mafia serve --workers WORKERS`` on the same database and Redis, answering."""
+    def start(self) -> ServeProcess:
+        """One more ``mafia serve`` (``workers`` games at once) on the same database and Redis, answering."""
         port = free_port()
         env = {
             **os.environ,
@@ -99,8 +100,8 @@ class Cluster:
             "LOG_LEVEL": "INFO",
         }
         args = [str(SERVE), "serve", "--database-uri", self.database_uri, "--redis-uri", self.redis_uri]
-        args += ["--workers", str(workers), "--port", str(port)]
-        log_path = self.work / f"serve-{len(self.processes)}.log"
+        args += ["--workers", str(self.workers), "--port", str(port)]
+        log_path = self.work / f"serve-{len(list(self.work.glob('serve-*.log')))}.log"
         with log_path.open("w") as log:
             proc = subprocess.Popen(
                 args, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
@@ -118,6 +119,12 @@ class Cluster:
                 raise AssertionError("mafia serve did not start:\n" + log_path.read_text()[-3000:])
             time.sleep(0.3)
 
+    def crash(self, process: ServeProcess) -> None:
+        """Kill ``process`` as a crash would, and start another in its place on the same database."""
+        process.kill()
+        self.processes.remove(process)
+        self.start()
+
 
 @contextmanager
 def cluster(work: Path, processes: int = 2, workers: int = 4) -> Iterator[Cluster]:
@@ -130,10 +137,10 @@ def cluster(work: Path, processes: int = 2, workers: int = 4) -> Iterator[Cluste
         dsn = pg.database()
         database = dsn.split("dbname=")[1]
         redis = stack.enter_context(redis_server())
-        made = Cluster(f"postgresql://mafia@127.0.0.1:{pg.port}/{database}", redis, work)
+        made = Cluster(f"postgresql://mafia@127.0.0.1:{pg.port}/{database}", redis, work, workers)
         try:
             for _ in range(processes):  # one after the other: the first sets up the database
-                made.start(workers)
+                made.start()
             yield made
         finally:
             for process in made.processes:

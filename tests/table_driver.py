@@ -22,7 +22,7 @@ from mafia.context.policy import ContextPolicy
 from mafia.game.actions import ActionKind, TextLimits, empty_answer
 from mafia.game.deal import deal
 from mafia.game.play import play
-from mafia.game.state import JSON, GameState, StepName, TurnRequest
+from mafia.game.state import JSON, GameState, StepName, Turn, TurnRequest
 from mafia.game_settings import config_from_input, game_id_for
 from mafia.nodes.common import parsed_log
 from mafia.nodes.player import check_answer, finish_turn
@@ -144,11 +144,11 @@ def play_table(
     limits = limits or TextLimits()
     records: list[JSON] = []
 
-    def turn(state: GameState, request: TurnRequest) -> tuple[JSON, list[JSON]]:
+    def turn(state: GameState, request: TurnRequest) -> tuple[Turn, list[JSON]]:
         prompt = _prompt(state, request, policy) if prompts else NO_PROMPT
         finished, own = play_turn(state, request, answer, prompt, limits)
         records.append(finished.pop("prompt_record"))
-        return finished, own
+        return cast(Turn, finished), own  # the finished turn's fields, less its prompt record
 
     config = config_from_input(setup)
     played = play(deal(config, game_id_for(setup, config)), turn)

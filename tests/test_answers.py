@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2  # the HTTP client openai is built on
 import openai
 import pytest
 from langchain_core.exceptions import ModelRefusalError, OutputParserException
@@ -43,10 +43,17 @@ from mafia.runtime import GameContext
 from mafia.views import player_view
 
 SPEAK_SCHEMA = ACTION_SCHEMAS[ActionKind.SPEAK]
-SPEAK_CHOICE = CHOICE_FIELD[ActionKind.SPEAK]
-SPEAK_TEXT = TEXT_FIELD[ActionKind.SPEAK]
-assert SPEAK_CHOICE is not None and SPEAK_TEXT is not None
-REQUEST = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+
+
+def _named(field: str | None) -> str:
+    """An answer field the action has (a speech both chooses and speaks)."""
+    assert field is not None
+    return field
+
+
+SPEAK_CHOICE = _named(CHOICE_FIELD[ActionKind.SPEAK])
+SPEAK_TEXT = _named(TEXT_FIELD[ActionKind.SPEAK])
+REQUEST = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
 
 
 def _validation_error(text: str, schema: Any = SPEAK_SCHEMA) -> ValidationError:
@@ -110,9 +117,9 @@ ANSWER_ERRORS: list[tuple[BaseException, AnswerKind]] = [
 PROVIDER_FAULTS: list[BaseException] = [
     openai.APIConnectionError(request=REQUEST),
     openai.APITimeoutError(request=REQUEST),
-    openai.RateLimitError("slow down", response=httpx.Response(429, request=REQUEST), body=None),
-    openai.InternalServerError("oops", response=httpx.Response(500, request=REQUEST), body=None),
-    openai.BadRequestError("bad", response=httpx.Response(400, request=REQUEST), body=None),
+    openai.RateLimitError("slow down", response=httpx2.Response(429, request=REQUEST), body=None),
+    openai.InternalServerError("oops", response=httpx2.Response(500, request=REQUEST), body=None),
+    openai.BadRequestError("bad", response=httpx2.Response(400, request=REQUEST), body=None),
     UnicodeEncodeError("utf-8", "\ud83d", 0, 1, "surrogates not allowed"),
     RuntimeError("a bug"),
     ValueError("a bug in a model adapter"),

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
-import httpx
+import httpx2  # the HTTP client openai is built on
 import openai
 import pytest
 from typer.testing import CliRunner
@@ -112,7 +112,7 @@ class OutageHouse(HouseModel):
             self.budget["calls_left"] -= 1
             down = self.budget["calls_left"] < 0
         if down:
-            raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1"))
+            raise openai.APIConnectionError(request=httpx2.Request("POST", "http://127.0.0.1:9/v1"))
         return super()._generate(*args, **kwargs)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -43,7 +43,7 @@ def _timeless(pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in pair.items() if k != "wall_s_per_game"} for pair in pairs]
 
 
-def _interval(run: dict[str, Any]) -> tuple[datetime, datetime]:
+def _interval(run: Mapping[str, Any]) -> tuple[datetime, datetime]:
     return datetime.fromisoformat(run["created_at"]), datetime.fromisoformat(run["updated_at"])
 
 
@@ -90,7 +90,8 @@ class _Thread:
     """A server's answers about one thread whose runs end early ``early`` times, then finish."""
 
     def __init__(self, early: int) -> None:
-        self.early, self.streams, self.settled = early, [], 0
+        self.early, self.settled = early, 0
+        self.streams: list[Any] = []
         self.threads = SimpleNamespace(
             get_state=lambda thread: {"next": ["day_start"], "values": {"step": "x"}}
         )

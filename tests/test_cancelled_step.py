@@ -10,16 +10,17 @@ from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import StreamMode
 
 import mafia.graph as graph_module
 from mafia.game.protocol import STEPS
-from mafia.game.state import GameState
+from mafia.game.state import GameState, InputState, StepName
 from mafia.graph import build_graph
 from mafia.runtime import GameContext
 
-SETUP = {"setup": {"seed": 0, "players": 7}}
+SETUP: InputState = {"setup": {"seed": 0, "players": 7}}
 CONTEXT = GameContext(model="house:2")
-STEP = "night_zero"  # a turn step that routes back to itself: cancelled at its second routing
+STEP: StepName = "night_zero"  # a turn step that routes back to itself: cancelled at its second routing
 CANCEL_AT = 2
 
 
@@ -50,7 +51,8 @@ async def _cancelled_then_resumed(monkeypatch: pytest.MonkeyPatch) -> tuple[Any,
     config: Any = {"configurable": {"thread_id": "t"}}
 
     async def play() -> None:
-        modes = ["values", "custom"]  # as the server streams it: each step's tasks run concurrently
+        # As the server streams it: each step's tasks run concurrently.
+        modes: list[StreamMode] = ["values", "custom"]
         async for _ in game.astream(SETUP, config, context=CONTEXT, stream_mode=modes, durability="async"):
             pass
 

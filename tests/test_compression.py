@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,7 +12,7 @@ from logbuilder import LogBuilder, play_random, seven_day2_speeches, seven_to_da
 from mafia.context import TranscriptManager, compress_round
 from mafia.context.compression import ALL_SKIPPED, REST_SKIPPED
 from mafia.context.transcript_text import compressed_round
-from mafia.game.events import DayStarted, Elimination, VoteRound
+from mafia.game.events import DayStarted, Elimination, EventBase, VoteRound
 from mafia.game.rules import SKIP
 from mafia.schemas import BallotLine, DayRoundTranscript, SpeechLine
 from mafia.views import player_view
@@ -156,7 +157,7 @@ class TestTranscriptCompression:
 
 
 def _expected(
-    events: list[object],
+    events: Sequence[EventBase],
 ) -> tuple[dict[int, str | None], dict[int, str], dict[int, list[VoteRound]]]:
     night = {e.round: e.night_death for e in events if isinstance(e, DayStarted)}
     voted = {e.round: e.player for e in events if isinstance(e, Elimination)}
@@ -183,8 +184,9 @@ def test_compression_captures_every_death_and_ballot(seed: int, players: int, ro
     assert set(everything) == set(night)
     living = list(log.seats)
     for number, summary in sorted(everything.items()):
-        if night[number]:
-            living.remove(night[number])
+        death = night[number]
+        if death:
+            living.remove(death)
         assert summary.night_death == night[number]
         assert summary.vote_death == voted.get(number)
         held = votes.get(number, [])

@@ -201,7 +201,9 @@ def test_the_game_checks_catch_planted_faults() -> None:
     events = [parse_event(json.loads(line)) for line in reference(0).split("\n")]
     check_game(events, [])
     speech = next(i for i, e in enumerate(events) if isinstance(e, Speech))
-    illegal = events[speech].model_copy(update={"nomination": "Nobody Atall"})
+    said = events[speech]
+    assert isinstance(said, Speech)
+    illegal = said.model_copy(update={"nomination": "Nobody Atall"})
     unkinded = Fallback(round=1, player=illegal.speaker, action="vote", error="e", attempts=3, applied="skip")
     spoilt = events[speech].model_copy(update={"text": "bell \x07"})
     for planted, caught in (

@@ -54,9 +54,9 @@ def test_seat_entries_take_the_default_settings_they_do_not_set() -> None:
         "seats": {"3": {"temperature": 0.1}, "Ann": "openai:small"},
     }
     file = parse_game_file(data, Path("game.toml"))
-    base = {"base_url": "http://127.0.0.1:9/v1"}
-    assert file.seats["3"] == ModelSettings(model="openai:big", temperature=0.1, **base)
-    assert file.seats["Ann"] == ModelSettings(model="openai:small", temperature=0.5, **base)
+    base = "http://127.0.0.1:9/v1"
+    assert file.seats["3"] == ModelSettings(model="openai:big", temperature=0.1, base_url=base)
+    assert file.seats["Ann"] == ModelSettings(model="openai:small", temperature=0.5, base_url=base)
 
 
 def test_a_resume_hint_needs_only_the_run_and_its_folder(tmp_path: Path) -> None:

@@ -38,7 +38,10 @@ def golden_path(action: ActionKind, role: Role) -> Path:
     return GOLDEN / f"{action.value}__{role.value.lower()}.txt"
 
 
-@pytest.mark.parametrize(("action", "role"), sorted(CASES, key=lambda k: (k[0].value, k[1].value)), ids=str)
+ORDER = sorted(CASES, key=lambda k: (k[0].value, k[1].value))
+
+
+@pytest.mark.parametrize(("action", "role"), ORDER, ids=str)
 def test_golden_prompt(action: ActionKind, role: Role) -> None:
     case = CASES[(action, role)]
     text = golden_text(build_case(case), role, game_over=case[3])

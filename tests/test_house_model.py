@@ -109,6 +109,12 @@ def prompt(
     return [SystemMessage(system), HumanMessage("\n".join(lines))]
 
 
+def with_raw(out: dict[str, Any] | BaseModel) -> dict[str, Any]:
+    """A structured call's ``include_raw`` result: the raw reply, the parsed answer, the error."""
+    assert isinstance(out, dict), out
+    return out
+
+
 def ask(
     messages: Sequence[BaseMessage],
     schema: type[ActionBase],
@@ -119,7 +125,7 @@ def ask(
 ) -> Any:
     model = HouseModel(seed=seed, **knobs)
     runnable = model.with_structured_output(schema, method=method, include_raw=True)
-    out = runnable.invoke(list(messages))
+    out = with_raw(runnable.invoke(list(messages)))
     assert out["parsing_error"] is None, out["parsing_error"]
     assert isinstance(out["parsed"], schema)
     return out["parsed"]
@@ -169,7 +175,7 @@ def any_prompt(kind: ActionKind) -> list[BaseMessage]:
 def test_structured_output_round_trip(kind: ActionKind, method: str) -> None:
     schema = ACTION_SCHEMAS[kind]
     runnable = HouseModel(seed=3).with_structured_output(schema, method=method, include_raw=True)
-    out = runnable.invoke(any_prompt(kind))
+    out = with_raw(runnable.invoke(any_prompt(kind)))
     assert out["parsing_error"] is None
     assert isinstance(out["parsed"], schema)
     raw = out["raw"]
@@ -193,7 +199,7 @@ def test_bind_tools_answers_with_a_tool_call() -> None:
     reply = bound.invoke(msgs)
     assert isinstance(reply, AIMessage)
     (call,) = reply.tool_calls
-    assert call["name"] == "Answer" and call["id"].startswith("call_")
+    assert call["name"] == "Answer" and (call["id"] or "").startswith("call_")
     Answer.model_validate(call["args"])
     usage = reply.usage_metadata
     assert usage is not None
@@ -229,8 +235,8 @@ def test_async_invoke_matches_sync() -> None:
 
     runnable = HouseModel(seed=5).with_structured_output(Answer, include_raw=True)
     msgs = any_prompt(ActionKind.SPEAK)
-    sync = runnable.invoke(msgs)
-    result = asyncio.run(runnable.ainvoke(msgs))
+    sync = with_raw(runnable.invoke(msgs))
+    result = with_raw(asyncio.run(runnable.ainvoke(msgs)))
     assert result["parsed"] == sync["parsed"]
 
 
@@ -249,7 +255,7 @@ class Custom(BaseModel):
 @pytest.mark.parametrize("method", ["function_calling", "json_schema"])
 def test_fills_unknown_schemas_generically(method: str) -> None:
     msgs = any_prompt(ActionKind.VOTE)
-    out = HouseModel().with_structured_output(Custom, method=method, include_raw=True).invoke(msgs)
+    out = with_raw(HouseModel().with_structured_output(Custom, method=method, include_raw=True).invoke(msgs))
     assert out["parsing_error"] is None
     parsed = out["parsed"]
     assert isinstance(parsed, Custom)
@@ -260,7 +266,7 @@ def test_fills_unknown_schemas_generically(method: str) -> None:
 @pytest.mark.parametrize("method", ["function_calling", "json_schema"])
 def test_dict_schemas_work_on_both_routes(method: str) -> None:
     schema = convert_to_openai_tool(Answer)["function"]
-    out = (
+    out = with_raw(
         HouseModel()
         .with_structured_output(schema, method=method, include_raw=True)
         .invoke(any_prompt(ActionKind.VOTE))
@@ -281,9 +287,11 @@ def test_same_messages_and_seed_give_the_same_answer_byte_for_byte() -> None:
     msgs = any_prompt(ActionKind.SPEAK)
     for method in ("function_calling", "json_schema"):
         runs = [
-            HouseModel(seed=11)
-            .with_structured_output(Answer, method=method, include_raw=True)
-            .invoke(msgs)["raw"]
+            with_raw(
+                HouseModel(seed=11)
+                .with_structured_output(Answer, method=method, include_raw=True)
+                .invoke(msgs)
+            )["raw"]
             for _ in range(2)
         ]
         assert runs[0].model_dump_json() == runs[1].model_dump_json()
@@ -397,9 +405,9 @@ def test_choices_are_always_legal_and_complete() -> None:
         reply = model.answer(msgs, tools=[convert_to_openai_tool(schema)])
         parsed = schema.model_validate(reply.tool_calls[0]["args"])
         label = f"case {case}: {me} {action}"
+        assert isinstance(parsed, Answer), label  # every action's schema
         choice = parsed.choice
         if action == "speak":
-            assert isinstance(parsed, Answer)
             assert parsed.choice is None or parsed.choice in targets, label
             assert parsed.choice != me, label
         elif choice is not None:
@@ -531,7 +539,7 @@ def test_mafia_never_choose_a_partner_even_when_the_table_suspects_them() -> Non
         ("Player 4", "I suspect Player 6.", "Player 6"),
     ]
     for seed in range(20):
-        common = {"speeches": speeches, "partners": ["Player 5"], "day": 2}
+        common: dict[str, Any] = {"speeches": speeches, "partners": ["Player 5"], "day": 2}
         speak = ask(prompt("Player 3", "Mafia", "speak", **common), Answer, seed=seed)
         assert speak.choice not in ("Player 5", "Player 3")
         vote = ask(
@@ -598,8 +606,7 @@ def _round2_choices(proposals: list[tuple[str, str, str]]) -> dict[str, str]:
     choices = {}
     for me in ("Player 1", "Player 2", "Player 5"):
         partners = [p for p in ("Player 1", "Player 2", "Player 5") if p != me]
-        night = {"phase": "Night", "proposals": proposals}
-        msgs = prompt(me, "Mafia", "mafia_round2", partners=partners, **night)
+        msgs = prompt(me, "Mafia", "mafia_round2", partners=partners, phase="Night", proposals=proposals)
         choices[me] = ask(msgs, kind_schema("mafia_round2")).choice
     return choices
 
@@ -714,11 +721,11 @@ def test_chaos_gives_bad_answers_on_the_tool_route() -> None:
     msgs = any_prompt(ActionKind.VOTE)
     for seed in range(30):
         model = HouseModel(seed=seed, chaos=1.0)
-        out = model.with_structured_output(Answer, include_raw=True).invoke(msgs)
+        out = with_raw(model.with_structured_output(Answer, include_raw=True).invoke(msgs))
         parsed = out["parsed"]
         # A schema error, no tool call at all (parsed None), or an illegal choice.
         assert out["parsing_error"] is not None or parsed is None or parsed.choice not in LEGAL_VOTES
-    calm = HouseModel(chaos=0.0).with_structured_output(Answer, include_raw=True).invoke(msgs)
+    calm = with_raw(HouseModel(chaos=0.0).with_structured_output(Answer, include_raw=True).invoke(msgs))
     assert calm["parsing_error"] is None and calm["parsed"].choice in LEGAL_VOTES
 
 
@@ -730,7 +737,7 @@ def test_chaos_on_the_json_route_raises_like_chatopenai_unless_told_not_to() -> 
             Answer, method="json_schema", include_raw=True
         )
         try:
-            out = runnable.invoke(msgs)
+            out = with_raw(runnable.invoke(msgs))
         except ValidationError:
             errors += 1
         else:
@@ -740,7 +747,7 @@ def test_chaos_on_the_json_route_raises_like_chatopenai_unless_told_not_to() -> 
         Answer, method="json_schema", include_raw=True
     )
     for k in range(10):
-        out = soft.invoke([*msgs, HumanMessage(f"retry {k}")])
+        out = with_raw(soft.invoke([*msgs, HumanMessage(f"retry {k}")]))
         assert out["parsing_error"] is not None or out["parsed"].choice not in LEGAL_VOTES
 
 

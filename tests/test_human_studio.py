@@ -5,11 +5,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from langgraph_sdk import get_sync_client
 
-from langgraph_server import answer_people, langgraph_dev
+from langgraph_server import answer_people, langgraph_dev, thread_values
 
 
 @pytest.fixture(scope="module")
@@ -23,10 +24,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_studio_pauses_at_a_person_and_resumes_to_the_end(server: str) -> None:
     client = get_sync_client(url=server)
     thread = client.threads.create()["thread_id"]
-    context = {"seat_models": {"4": "human"}}
+    context: dict[str, Any] = {"seat_models": {"4": "human"}}
     client.runs.wait(thread, "mafia", input={"setup": {"seed": 2, "players": 5}}, context=context)
     turns = answer_people(client, thread, context)
-    values = client.threads.get_state(thread)["values"]
+    values = thread_values(client, thread)
     assert values["winner"] is not None
     assert turns and {t["player"] for t in turns} == {"Player 4"}
     assert all(t["context"].startswith("## Transcript") and t["rules"] for t in turns)
@@ -37,10 +38,10 @@ def test_studio_pauses_at_a_person_and_resumes_to_the_end(server: str) -> None:
 def test_studio_keeps_the_person_when_resumed_without_context(server: str) -> None:
     client = get_sync_client(url=server)
     thread = client.threads.create()["thread_id"]
-    context = {"seat_models": {"3": "human"}, "policy": "full-history"}
+    context: dict[str, Any] = {"seat_models": {"3": "human"}, "policy": "full-history"}
     client.runs.wait(thread, "mafia", input={"setup": {"seed": 2, "players": 5}}, context=context)
     turns = answer_people(client, thread)  # no context, as the README shows the resume
-    values = client.threads.get_state(thread)["values"]
+    values = thread_values(client, thread)
     assert len(turns) >= 3 and {t["player"] for t in turns} == {"Player 3"}
     assert values["winner"] is not None
     assert values["run"]["policy"]["name"] == "full-history"

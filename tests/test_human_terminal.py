@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -14,13 +15,13 @@ import pexpect
 
 MAFIA = str(Path(sys.executable).parent / "mafia")
 # Every prompt the terminal seat writes, and the end of the game.
-PROMPTS = [
+PROMPTS: tuple[str | type[pexpect.EOF], ...] = (
     r"Your (speech|defense|last words|plan for the Mafia|message to your partners):",
     r"Your choice \(number or name(; Enter for no one)?\):",
     r"Claim a role",
     r"is not an option",
     pexpect.EOF,
-]
+)
 # A bound on a game that is never reached by a working one (a hung game fails here, not forever).
 EXPECT_BOUND = 120
 
@@ -32,16 +33,25 @@ def spawn(args: list[str], tmp_path: Path) -> pexpect.spawn:
     return child
 
 
+def screen(child: pexpect.spawn) -> str:
+    """Everything the child wrote to the terminal so far (``spawn`` keeps it)."""
+    log = child.logfile_read
+    assert isinstance(log, io.StringIO)
+    return log.getvalue()
+
+
 def play_on(child: pexpect.spawn, turns: list[str], stop_after: int | None = None) -> None:
     """Answer every prompt until the game ends (or until ``stop_after`` prompts): a speech, the
     second option of a choice (after one answer it cannot take), no claim."""
     while True:
-        index = child.expect(PROMPTS)
+        index = child.expect([*PROMPTS])
         if index == len(PROMPTS) - 1:
             return
         if stop_after is not None and len(turns) >= stop_after:
             return
-        turns.append(child.after)
+        prompt = child.after
+        assert isinstance(prompt, str)  # a prompt's text: the game has not ended
+        turns.append(prompt)
         if index == 0:
             child.sendline("I have watched the table closely and I trust my read.")
         elif index == 1:
@@ -55,7 +65,7 @@ def play_on(child: pexpect.spawn, turns: list[str], stop_after: int | None = Non
 def check_played_to_the_end(child: pexpect.spawn, turns: list[str], run: Path) -> None:
     """A person's seat played to the end: one rejected answer re-asked, the person's speeches in
     the log, the seat recorded as a person's, one prompt record a turn and no fallback."""
-    assert child.exitstatus == 0, child.logfile_read.getvalue()
+    assert child.exitstatus == 0, screen(child)
     rejected = sum(1 for t in turns if "is not an option" in t)
     assert rejected == 1, turns
     assert any(t.startswith("Your speech") for t in turns) and any(t.startswith("Your choice") for t in turns)
@@ -66,7 +76,7 @@ def check_played_to_the_end(child: pexpect.spawn, turns: list[str], run: Path) -
     assert speeches and all(s["text"].startswith("I have watched the table") for s in speeches)
     records = [json.loads(line) for line in (run / "prompts.jsonl").read_text().splitlines()]
     mine = [r for r in records if r["seat"] == 2]
-    assert len(mine) == child.logfile_read.getvalue().count("Your turn, Player 2")  # one record a turn
+    assert len(mine) == screen(child).count("Your turn, Player 2")  # one record a turn
     assert all(r["fallback"] is False and r["billed_tokens"] == 0 for r in mine)
 
 
@@ -83,7 +93,9 @@ def test_a_person_plays_to_the_end_and_ctrl_c_or_end_of_input_stop_and_resume_al
     child.sendintr()
     child.expect(r"stopped\.")
     child.expect(r"Go on with: (\S*mafia resume game-5p-seed4 [^\r\n]*)")
-    hint = child.match.group(1)
+    found = child.match
+    assert isinstance(found, re.Match)
+    hint = found.group(1)
     assert hint.split()[0] == MAFIA  # the command as it was started, so it runs as printed
     child.expect(pexpect.EOF)
     child.close()

@@ -9,7 +9,7 @@ import pytest
 from langgraph_sdk import get_sync_client
 
 from edge_sweep import untaken
-from langgraph_server import langgraph_dev
+from langgraph_server import langgraph_dev, thread_values
 from mafia.graph import graph
 from test_graph_edges import sweep
 
@@ -30,11 +30,11 @@ def test_studio_sees_the_graph_and_plays_a_game_with_streamed_prompts(server: st
     check_interrupt_shows_whose_turn(client)
     check_bad_runs_fail_before_the_first_turn(client)
     schemas = client.assistants.get_schemas(assistant_id)
-    assert list(schemas["input_schema"]["properties"]) == ["setup"]
+    form, context_form = schemas["input_schema"], schemas["context_schema"]
+    assert form is not None and context_form is not None
+    assert list(form["properties"]) == ["setup"]
     # The server offers the graph's own context form (its keys are checked in test_graph_export).
-    assert (
-        schemas["context_schema"]["properties"].keys() == graph.get_context_jsonschema()["properties"].keys()
-    )
+    assert context_form["properties"].keys() == graph.get_context_jsonschema()["properties"].keys()
 
     thread = client.threads.create()
     prompts: list[dict[str, Any]] = []
@@ -52,7 +52,7 @@ def test_studio_sees_the_graph_and_plays_a_game_with_streamed_prompts(server: st
         elif part.event == "values":
             final = part.data
     assert final["winner"] in ("town", "mafia", "draw")
-    events = client.threads.get_state(thread["thread_id"])["values"]["events"]
+    events = thread_values(client, thread["thread_id"])["events"]
     assert events == final["events"] and events[-1]["type"] == "game_over"
     thoughts = [e for e in events if e["type"] == "thought"]
     assert len(prompts) == len(thoughts) and all(p["game_id"] == final["game_id"] for p in prompts)

@@ -77,7 +77,7 @@ def test_a_router_fails_loudly_on_a_step_its_row_does_not_declare() -> None:
 
 
 def test_the_graph_draws_the_tables_edges_and_no_other() -> None:
-    expected = {("__start__", FIRST_STEP)}
+    expected: set[tuple[str, str]] = {("__start__", FIRST_STEP)}
     for name, spec in STEPS.items():
         expected |= {(name, after) for after in spec.follows} if spec.follows else {(name, "__end__")}
     assert drawn_edges(compile_graph().get_graph()) == expected

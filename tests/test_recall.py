@@ -20,7 +20,7 @@ from mafia.context.memory import ARCHIVED_NOTE
 from mafia.context.policy import policy_by_name
 from mafia.context.recall import MAX_RECALLS, REFUSED, documents, search
 from mafia.context.record import read_view
-from mafia.game.events import DayStarted, EventBase, RoleAssigned, parse_event
+from mafia.game.events import DayStarted, EventBase, MafiaDiscussion, RoleAssigned, parse_event
 from mafia.game.rules import SKIP, Role
 from mafia.models.house import HouseModel
 from mafia.models.house.recalling import OLD_FACTS_GONE
@@ -105,7 +105,7 @@ def test_recall_never_returns_what_its_player_may_not_see(seed: int, players: in
     events = canary_game(seed, players)
     roles = {e.player: e.role for e in events if isinstance(e, RoleAssigned)}
     days = [i for i, e in enumerate(events) if isinstance(e, DayStarted)]
-    assert len(days) >= 2 and any(e.type == "mafia_discussion" for e in events)
+    assert len(days) >= 2 and any(isinstance(e, MafiaDiscussion) for e in events)
     checked = 0
     for cut in (days[len(days) // 2], len(events) - 1):  # mid-game (the dead's roles hidden) and the end
         for player in roles:

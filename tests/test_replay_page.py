@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from cdp import Browser, chromium_or_skip
 from mafia.cli import app
-from mafia.game.events import GameOver, Speech, VoteRound, from_jsonl
+from mafia.game.events import GameOver, GameStarted, Speech, VoteRound, from_jsonl
 from mafia.models.house import HouseModel
 from mafia.runner import run_game
 
@@ -84,7 +84,7 @@ def test_the_playback_reveals_the_game_event_by_event_from_the_keyboard(tmp_path
     run_game({"seed": 8, "players": 7}, model=HouseModel(seed=8), out_dir=tmp_path / "runs")
     folder = tmp_path / "runs" / "game-7p-seed8"
     events = from_jsonl((folder / "events.jsonl").read_text(encoding="utf-8"))
-    public = [e for e in events if e.AUDIENCE is None and e.type != "game_started"]
+    public = [e for e in events if e.AUDIENCE is None and not isinstance(e, GameStarted)]
     page = tmp_path / "replay.html"
     assert CliRunner().invoke(app, ["replay", str(folder), "--html", str(page)]).exit_code == 0
 
@@ -136,7 +136,7 @@ def test_the_playback_reveals_the_game_event_by_event_from_the_keyboard(tmp_path
         browser.click("label.switch")
         browser.press("Home")
         assert browser.evaluate("document.getElementById('pb-where').textContent") == (
-            f"Event 1 of {sum(1 for e in events if e.type != 'game_started')}"
+            f"Event 1 of {sum(1 for e in events if not isinstance(e, GameStarted))}"
         )
         assert "is dealt" in browser.evaluate("document.querySelector('.step.current').innerText")
         assert browser.requests() == [page.as_uri()]

@@ -36,7 +36,7 @@ from typer.testing import CliRunner
 
 from fakes import free_port
 from fault_server import FaultServer
-from langgraph_server import answer_people, dev_server, person_answer
+from langgraph_server import answer_people, dev_server, person_answer, thread_values
 from mafia.cli import app
 from mafia.context.policy import POLICIES
 from mafia.graph import compile_graph
@@ -186,13 +186,21 @@ def test_python_resume_after_ctrl_c_keeps_the_person_and_the_policy() -> None:
     """Ctrl-C (KeyboardInterrupt) at the person's first turn; ``resume_game`` given only the
     thread and who answers for the person plays on with the run's people, models and policy."""
     saver = InMemorySaver()
-    started = {"seat_models": {"3": "human", "2": "house:5"}, "policy": POLICIES["one-round-window"]}
+    seat_models, policy = {"3": "human", "2": "house:5"}, POLICIES["one-round-window"]
 
     def ctrl_c(turn: dict[str, Any]) -> Any:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_game(GAME, checkpointer=saver, thread_id="t", human=ctrl_c, max_retries=1, **started)
+        run_game(
+            GAME,
+            checkpointer=saver,
+            thread_id="t",
+            human=ctrl_c,
+            max_retries=1,
+            seat_models=seat_models,
+            policy=policy,
+        )
     asked: list[str] = []
 
     def person(turn: dict[str, Any]) -> Any:
@@ -364,7 +372,7 @@ def test_sdk_resume_keeps_the_run_after_a_provider_stop_a_cancel_and_a_server_si
             assert client.threads.get(stopped)["status"] == "error"  # the provider's 503, no retries
             client.runs.wait(stopped, "mafia")  # goes on from the stop
             answer_people(client, stopped)
-            _kept(client.threads.get_state(stopped)["values"], flaky.base_url)
+            _kept(thread_values(client, stopped), flaky.base_url)
 
             killed = client.threads.create()["thread_id"]
             client.runs.wait(killed, "mafia", input=SDK_SETUP, context=_studio_context(slow.base_url))
@@ -382,7 +390,7 @@ def test_sdk_resume_keeps_the_run_after_a_provider_stop_a_cancel_and_a_server_si
             # The server itself may first run again the run the kill cut short.
             _wait_until(lambda: client.threads.get(killed)["status"] != "busy", "the thread is free")
             assert answer_people(client, killed)  # the person is still asked after the crash
-            _kept(client.threads.get_state(killed)["values"], slow.base_url)
+            _kept(thread_values(client, killed), slow.base_url)
 
 
 SDK_SETUP = {"setup": {"seed": 2, "players": 5}}

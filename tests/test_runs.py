@@ -15,6 +15,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from audit import audit
 from fakes import Ask, ScriptedModel
 from mafia.game.events import Fallback, parse_event
+from mafia.game.state import InputState
 from mafia.graph import build_graph
 from mafia.models.house import HouseModel
 from mafia.runner import (
@@ -142,7 +143,7 @@ class FlakyHouseModel(HouseModel):
 
 
 def test_a_crashed_game_resumes_from_sqlite_to_the_same_end(tmp_path: Path) -> None:
-    setup = {"setup": {"seed": 6, "players": 9}}
+    setup: InputState = {"setup": {"seed": 6, "players": 9}}
     reference = run_game(setup["setup"], model=HouseModel(seed=6))
     db = tmp_path / "checkpoints.sqlite"
     config: Any = {"configurable": {"thread_id": "t1"}, "recursion_limit": RECURSION_LIMIT}

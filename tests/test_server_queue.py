@@ -134,22 +134,45 @@ def test_a_client_killed_mid_arena_leaves_the_games_to_finish_and_collect_writes
     _until(lambda: (arena / QUEUE_FILE).exists(), "the games are queued")
     client.send_signal(signal.SIGKILL)
     client.wait()
-    assert collect(arena, write=False).finished < 12, "every game was over before the client was killed"
+    progress = collect(arena, write=False)
+    assert progress.finished < 12, "every game was over before the client was killed"
+    assert not progress.stopped, f"games the server does not hold once the client is gone: {progress.stopped}"
     _collected(arena)
     ask = {"games": 12, "players": 8, "policies": ["seed-window"], "models": ["house:2"], "arena_id": "gone"}
     _same_as_local(arena, tmp_path, **ask)
 
 
-@pytest.mark.slow  # its own two processes, and two missed heartbeats before the sweep
-def test_a_server_process_killed_mid_arena_leaves_its_games_to_the_other(tmp_path: Path) -> None:
-    with cluster(tmp_path / "serve", processes=2, workers=2) as made:
-        ask = {**ARENA, "players": 7, "games": 4, "arena_id": "crash"}  # 8 games, 4 at once
-        run_arena(**ask, server=made.processes[1].url, queue=True, out=tmp_path)
-        arena = tmp_path / "arena-crash"
-        _until(_mid_game(arena, 4), "four games have begun")
-        doomed = made.processes[0]
-        _until(lambda: doomed.log().count(STARTED) > doomed.log().count(SUCCEEDED), "it plays a game")
-        doomed.kill()
-        _collected(arena)
-        assert "Swept stale run" in made.processes[1].log(), "no run of the killed process was taken up"
+def _runs_of(process_log: str, event: str, threads: set[str] | None = None) -> set[str]:
+    """The runs (of ``threads``, if given) whose ``event`` a server process logged."""
+    return {
+        line.split("'run_id': '")[1].split("'")[0]
+        for line in process_log.splitlines()
+        if f"'event': '{event}'" in line
+        and (threads is None or line.split("'thread_id': '")[-1][:36] in threads)
+    }
+
+
+def test_a_server_process_killed_mid_arena_leaves_its_games_to_the_other(
+    servers: Cluster, tmp_path: Path
+) -> None:
+    ask = {**ARENA, "players": 7, "games": 4, "arena_id": "crash"}  # 8 games
+    run_arena(**ask, server=servers.processes[1].url, queue=True, out=tmp_path)
+    arena = tmp_path / "arena-crash"
+    threads = {str(g["thread"]) for g in json.loads((arena / QUEUE_FILE).read_text())["games"]}
+
+    def playing() -> list[Any]:
+        """The server processes in the middle of one of the arena's games."""
+        return [
+            p
+            for p in servers.processes
+            if _runs_of(p.log(), STARTED, threads) - _runs_of(p.log(), SUCCEEDED, threads)
+        ]
+
+    _until(lambda: bool(playing()), "a server process plays one of the arena's games")
+    doomed = playing()[0]
+    servers.crash(doomed)  # SIGKILL; another process takes its place for the tests after this one
+    lost = _runs_of(doomed.log(), STARTED, threads) - _runs_of(doomed.log(), SUCCEEDED, threads)
+    _collected(arena)
+    swept = set().union(*(_runs_of(p.log(), "Swept stale run") for p in servers.processes))
+    assert lost and lost <= swept, f"runs of the killed process never taken up: {lost - swept}"
     _same_as_local(arena, tmp_path, **ask)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import httpx
+import httpx2  # the HTTP client openai is built on
 import openai
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
@@ -24,7 +24,18 @@ from mafia.context import ContextPolicy
 from mafia.context.policy import policy_by_name
 from mafia.context.summary import SUMMARISER, check_summary, summary_request
 from mafia.context.transcript_text import COMPRESSED_LABEL
-from mafia.game.events import ColdSummary, DayStarted, EventBase, SummaryFallback, parse_event
+from mafia.game.events import (
+    ColdSummary,
+    DayStarted,
+    DefenseSpeech,
+    Elimination,
+    EventBase,
+    LastWords,
+    NightResolution,
+    Speech,
+    SummaryFallback,
+    parse_event,
+)
 from mafia.game.rules import SKIP
 from mafia.models.house import HouseModel
 from mafia.runner import run_game
@@ -79,7 +90,9 @@ def test_a_summary_that_is_not_due_is_not_asked() -> None:
     # the two-day window) alone is not due; the second cold day makes the two that are.
     state = run_game({"seed": 2, "players": 6, "round_cap": 5}, model=ScriptedModel(script=_no_one_dies))
     events = _events(state)
-    assert not any(e.type in ("elimination", "night_death", "claim") for e in events)
+    assert not any(isinstance(e, Elimination) for e in events)
+    assert all(e.actual_kill is None for e in events if isinstance(e, NightResolution))
+    assert not any(isinstance(e, Speech | DefenseSpeech | LastWords) and e.claim for e in events)
     assert summary_request(_dawn(events, 3), ROLLING, 3) is None  # one cold day of the two due
     due = summary_request(_dawn(events, 4), ROLLING, 4)
     assert due is not None and due.through == 2
@@ -139,7 +152,7 @@ def test_a_failing_summariser_falls_back_to_the_compressed_days(
 
 
 def _outage(_: str, __: Sequence[str]) -> str:
-    raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
+    raise openai.APIConnectionError(request=httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions"))
 
 
 def test_a_provider_fault_of_the_summariser_stops_the_game_as_a_players_does() -> None:

@@ -211,16 +211,17 @@ def test_ratings_follow_who_wins_and_do_not_depend_on_the_order_given() -> None:
     assert rate_tables(list(reversed(tables)), passes=5) == ratings
     # The same seats and games, only the result differs: a draw is a tie of the two teams, so the
     # Town's model is rated higher than after Mafia wins and lower than after Town wins.
-    town = {
+    town_mu = {
         w: rate_tables(_fixed_sides(w), passes=2)["overall"]["t"]["mu"] for w in ("mafia", "draw", "town")
     }
-    assert town["mafia"] < town["draw"] < town["town"]
+    assert town_mu["mafia"] < town_mu["draw"] < town_mu["town"]
 
 
 def test_house_variants_are_model_specs_of_graded_skill() -> None:
-    skills = {spec: resolve_model(spec) for spec in ("house", "house-sloppy:4", "random-legal:9")}
-    assert all(isinstance(m, HouseModel) for m in skills.values())
-    assert [(m.skill, m.seed) for m in skills.values()] == [(1.0, 0), (0.5, 4), (0.0, 9)]
+    models = [resolve_model(spec) for spec in ("house", "house-sloppy:4", "random-legal:9")]
+    houses = [m for m in models if isinstance(m, HouseModel)]
+    assert len(houses) == len(models)
+    assert [(m.skill, m.seed) for m in houses] == [(1.0, 0), (0.5, 4), (0.0, 9)]
     with pytest.raises(ModelSpecError, match="house seed must be an integer"):
         resolve_model("random-legal:x")
 

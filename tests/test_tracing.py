@@ -169,6 +169,7 @@ def test_turn_names() -> None:
             "player": "Ann",
             "action": action,
             "options": [],
+            "fallback": None,
             "game_over": False,
             "order": 2,
         }

@@ -317,7 +317,6 @@ def game_log() -> list[ev.EventBase]:
             speaker="P2",
             target="P3",
             message="P3 asks too much",
-            reasoning="P3 may investigate",
             coordination_round=1,
         ),
         ev.MafiaVote(

@@ -15,6 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
+from langgraph_sdk.errors import NotFoundError
+
 from mafia.arena.game import GameTally, game_result
 from mafia.arena.metrics import summarize
 from mafia.arena.server import ServerGames, locked, server_context
@@ -137,8 +139,12 @@ def collect(arena_dir: Path, write: bool = True, summary: Callable[[Path], JSON]
             continue
         thread_id = str(entry["thread"])
         # The runs first: a run that ends between the two reads leaves its game's end in the state.
-        runs = games.client.runs.list(thread_id, limit=100)
-        state = games.client.threads.get_state(thread_id)
+        try:
+            runs = games.client.runs.list(thread_id, limit=100)
+            state = games.client.threads.get_state(thread_id)
+        except NotFoundError:  # its thread was never made there
+            progress.stopped[str(entry["game"])] = "the server holds no thread of it"
+            continue
         values = cast(JSON, state["values"] or {})
         if values.get("winner") is not None and not state["next"]:
             progress.finished += 1
@@ -146,8 +152,9 @@ def collect(arena_dir: Path, write: bool = True, summary: Callable[[Path], JSON]
                 _write_game(games, folder, entry, values)
                 progress.collected_now += 1
             continue
-        latest = runs[0]["status"] if runs else "pending"
-        if latest == "running":
+        if not runs:  # nothing on the server will play it: it was never queued there
+            progress.stopped[str(entry["game"])] = "no run of it was queued on the server"
+        elif (latest := runs[0]["status"]) == "running":
             progress.running += 1
         elif latest == "pending":
             progress.queued += 1

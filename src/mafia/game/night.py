@@ -1,23 +1,21 @@
-"""The night's appliers: night zero's plans, the Mafia's kill protocol, the Doctor and Detective,
-the night's outcome, win checks and the end of the game, as typed updates."""
+"""The night's appliers: night zero's plans, the Doctor and Detective, the night's outcome, win
+checks and the end of the game, as typed updates. The Mafia's kill is applied beside its rows in
+the protocol table (mafia.game.protocol)."""
 
 from __future__ import annotations
 
 from mafia.game.actions import ActionKind
 from mafia.game.events import (
-    Ballot,
     BodyguardGuard,
     DoctorProtection,
     GameOver,
     Investigation,
-    MafiaDiscussion,
-    MafiaVote,
     NightResolution,
     NightZeroStrategy,
     RoleReveal,
 )
 from mafia.game.reading import chosen, dump, readable, seats_of, since_daybreak, table
-from mafia.game.rules import SKIP, KillProgress, Role, after_round1, after_round2, lone_kill, resolve_night
+from mafia.game.rules import SKIP, Role, resolve_night
 from mafia.game.state import JSON, GameState, GameUpdate, Turn
 
 
@@ -31,74 +29,6 @@ def record_night_zero(state: GameState, turn: Turn) -> GameUpdate:
 def open_night(state: GameState) -> GameUpdate:
     """Open the night: the living Mafia queue up for Round 1."""
     return {"phase": "night", "step": "mafia_round1", "queue": table(state).with_role(Role.MAFIA)}
-
-
-def record_night_turn(state: GameState, turn: Turn) -> GameUpdate:
-    """Apply one of the night's first turns: the first Mafia proposal (or a lone Mafia's kill) at
-    once; the Doctor's and Detective's turns wait in ``night_turns`` until the night resolves."""
-    if turn["action"] in (ActionKind.MAFIA_ROUND1.value, ActionKind.NIGHT_KILL.value):
-        return record_round1(state, turn)
-    return {"night_turns": [*state["night_turns"], turn]}
-
-
-def _discussion(state: GameState, turn: Turn, coordination_round: int) -> MafiaDiscussion:
-    return MafiaDiscussion(
-        round=state["round"],
-        speaker=turn["player"],
-        target=turn["choice"],
-        message=turn["text"] or "",
-        coordination_round=coordination_round,
-    )
-
-
-def _kill_vote(state: GameState, progress: KillProgress, coord: int) -> list[JSON]:
-    """The Mafia's vote event once ``progress`` holds the decided kill (none before)."""
-    decision = progress.decision
-    if decision is None:
-        return []
-    names = table(state).names
-    votes = progress.ballots
-    ballots = [Ballot(voter=m, target=votes[m]) for m in sorted(votes, key=names.index)]
-    vote = MafiaVote(
-        round=state["round"],
-        votes=ballots,
-        final_target=decision.target,
-        decided_by=decision.decided_by,
-        coordination_round=coord,
-    )
-    return dump([vote])
-
-
-def round1_proposals(state: GameState) -> dict[str, str]:
-    """Tonight's Round 1 proposals so far, by Mafia member (read from the log)."""
-    proposals: dict[str, str] = {}
-    for event in since_daybreak(state, "mafia_discussion"):
-        if event["coordination_round"] == 1 and event["round"] == state["round"]:
-            proposals.setdefault(event["speaker"], event["target"])
-    return proposals
-
-
-def record_round1(state: GameState, turn: Turn) -> GameUpdate:
-    """Record a Round 1 proposal (or a lone Mafia's direct choice) and what the rules make of it
-    (``after_round1``, ``lone_kill``): the next proposal, Round 2, or the decided kill."""
-    player = turn["player"]
-    if turn["action"] == ActionKind.NIGHT_KILL.value:
-        progress = lone_kill(player, chosen(turn))
-        events = [*dump([_discussion(state, turn, 0)]), *_kill_vote(state, progress, 0)]
-        return {"events": events, "queue": [], "step": progress.follows}
-    queue = [q for q in state["queue"] if q != player]
-    progress = after_round1({**round1_proposals(state), player: chosen(turn)}, queue)
-    events = [*dump([_discussion(state, turn, 1)]), *_kill_vote(state, progress, 1)]
-    return {"queue": queue, "step": progress.follows, "events": events}
-
-
-def record_round2(state: GameState, turns: list[Turn]) -> GameUpdate:
-    """Record every Round 2 choice in seat order and the kill the rules decide (``after_round2``:
-    agreement, else the lowest-seat living Mafia member's choice)."""
-    events = dump([_discussion(state, turn, 2) for turn in turns])
-    choices = {t["player"]: chosen(t) for t in turns}
-    progress = after_round2(choices, table(state).with_role(Role.MAFIA))
-    return {"events": [*events, *_kill_vote(state, progress, 2)], "step": progress.follows}
 
 
 def _kill_target(state: GameState) -> str | None:

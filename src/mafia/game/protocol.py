@@ -8,6 +8,10 @@ and which steps may follow: the graph (mafia.graph) is built from this table, on
 router (``route``) per step, so it draws exactly the edges a game can take, and the reference
 game (mafia.game.play) runs the same sequence without LangGraph. Adding an action is a row here, a template
 under prompts/tasks/ and a house tactic.
+
+The Mafia's kill is applied here, beside its rows: each proposal or choice is logged, then the
+rules (mafia.game.rules: ``after_round1``, ``after_round2``) decide the kill and name the step that
+follows, which ``route`` checks. The other steps' appliers live in mafia.game.day and .night.
 """
 
 from __future__ import annotations
@@ -26,24 +30,20 @@ from mafia.game.day import (
     tally_vote,
     to_speeches,
 )
-from mafia.game.night import (
-    check_win,
-    game_over,
-    night_resolution,
-    open_night,
-    record_night_turn,
-    record_night_zero,
-    record_round1,
-    record_round2,
-)
-from mafia.game.reading import request, table
+from mafia.game.events import Ballot, MafiaDiscussion, MafiaVote
+from mafia.game.night import check_win, game_over, night_resolution, open_night, record_night_zero
+from mafia.game.reading import chosen, dump, request, since_daybreak, table
 from mafia.game.rules import (
     ROLES,
     SKIP,
+    KillProgress,
     Role,
+    after_round1,
+    after_round2,
     ballot_options,
     guard_targets,
     investigation_targets,
+    lone_kill,
     night_kill_targets,
     nomination_targets,
     protection_targets,
@@ -114,7 +114,8 @@ class ActionSpec:
     choice_field: str | None = "choice"
     """The answer field holding the choice (None: the action chooses no one)."""
     fallback: Fallback = _skip
-    """The legal choice applied after the last re-ask fails, from the player and the options."""
+    """The legal choice applied after the last re-ask fails, from the player and the options (the
+    request carries it, computed when the player is asked)."""
     text_field: str | None = None
     """The answer field holding its words: a speech, a message to partners or a plan."""
     fallback_text: str | None = None
@@ -242,8 +243,11 @@ def options_of(kind: ActionKind, state: GameState, player: str) -> list[str]:
 
 
 def ask(state: GameState, player: str, kind: ActionKind, *, game_over: bool = False) -> TurnRequest:
-    """The request for ``player`` to take ``kind`` now, with its legal options."""
-    return request(state, player, kind, options_of(kind, state, player), game_over=game_over)
+    """The request for ``player`` to take ``kind`` now, with its legal options and the fallback its
+    row takes from them."""
+    options = options_of(kind, state, player)
+    fallback = ACTIONS[kind].fallback(player, options)
+    return request(state, player, kind, options, fallback, game_over=game_over)
 
 
 # ---- who each step asks --------------------------------------------------------------------
@@ -310,6 +314,77 @@ def ask_night_start(state: GameState) -> list[TurnRequest]:
         ask(state, mafia[0], kill),
         *(ask(state, p, action) for _, role, action in own for p in t.with_role(role)),
     ]
+
+
+# ---- the Mafia's kill: each answer logged, then the rules' decision and the step it names ------
+
+
+def record_night_turn(state: GameState, turn: Turn) -> GameUpdate:
+    """Apply one of the night's first turns: the first Mafia proposal (or a lone Mafia's kill) at
+    once; the Doctor's and Detective's turns wait in ``night_turns`` until the night resolves."""
+    if turn["action"] in (ActionKind.MAFIA_ROUND1.value, ActionKind.NIGHT_KILL.value):
+        return record_round1(state, turn)
+    return {"night_turns": [*state["night_turns"], turn]}
+
+
+def _discussion(state: GameState, turn: Turn, coordination_round: int) -> MafiaDiscussion:
+    return MafiaDiscussion(
+        round=state["round"],
+        speaker=turn["player"],
+        target=turn["choice"],
+        message=turn["text"] or "",
+        coordination_round=coordination_round,
+    )
+
+
+def _kill_vote(state: GameState, progress: KillProgress, coord: int) -> list[JSON]:
+    """The Mafia's vote event once ``progress`` holds the decided kill (none before)."""
+    decision = progress.decision
+    if decision is None:
+        return []
+    names = table(state).names
+    votes = progress.ballots
+    ballots = [Ballot(voter=m, target=votes[m]) for m in sorted(votes, key=names.index)]
+    vote = MafiaVote(
+        round=state["round"],
+        votes=ballots,
+        final_target=decision.target,
+        decided_by=decision.decided_by,
+        coordination_round=coord,
+    )
+    return dump([vote])
+
+
+def round1_proposals(state: GameState) -> dict[str, str]:
+    """Tonight's Round 1 proposals so far, by Mafia member (read from the log)."""
+    proposals: dict[str, str] = {}
+    for event in since_daybreak(state, "mafia_discussion"):
+        if event["coordination_round"] == 1 and event["round"] == state["round"]:
+            proposals.setdefault(event["speaker"], event["target"])
+    return proposals
+
+
+def record_round1(state: GameState, turn: Turn) -> GameUpdate:
+    """Record a Round 1 proposal (or a lone Mafia's direct choice) and what the rules make of it
+    (``after_round1``, ``lone_kill``): the next proposal, Round 2, or the decided kill."""
+    player = turn["player"]
+    if turn["action"] == ActionKind.NIGHT_KILL.value:
+        progress = lone_kill(player, chosen(turn))
+        events = [*dump([_discussion(state, turn, 0)]), *_kill_vote(state, progress, 0)]
+        return {"events": events, "queue": [], "step": progress.follows}
+    queue = [q for q in state["queue"] if q != player]
+    progress = after_round1({**round1_proposals(state), player: chosen(turn)}, queue)
+    events = [*dump([_discussion(state, turn, 1)]), *_kill_vote(state, progress, 1)]
+    return {"queue": queue, "step": progress.follows, "events": events}
+
+
+def record_round2(state: GameState, turns: list[Turn]) -> GameUpdate:
+    """Record every Round 2 choice in seat order and the kill the rules decide (``after_round2``:
+    agreement, else the lowest-seat living Mafia member's choice)."""
+    events = dump([_discussion(state, turn, 2) for turn in turns])
+    choices = {t["player"]: chosen(t) for t in turns}
+    progress = after_round2(choices, table(state).with_role(Role.MAFIA))
+    return {"events": [*events, *_kill_vote(state, progress, 2)], "step": progress.follows}
 
 
 # ---- which step follows --------------------------------------------------------------------

@@ -59,17 +59,19 @@ def request(
     player: str,
     action: ActionKind,
     options: Sequence[str],
+    fallback: str | None,
     *,
     game_over: bool = False,
 ) -> TurnRequest:
-    """What ``player`` is asked: ``action`` with its legal ``options`` (the rules', computed here
-    once); ``order`` is the seat, by which a simultaneous step's turns are applied."""
+    """What ``player`` is asked: ``action`` with its legal ``options`` (the rules', computed once)
+    and its ``fallback``; ``order`` is the seat, by which a simultaneous step's turns are applied."""
     return {
         "id": f"{state['round']}:{action.value}:{player}",
         "round": state["round"],
         "player": player,
         "action": action.value,
         "options": list(options),
+        "fallback": fallback,
         "game_over": game_over,
         "order": seat_number(state, player),
     }

@@ -133,14 +133,16 @@ class Turn(TypedDict):
 
 
 class TurnRequest(TypedDict):
-    """What a step asks of one player: the action and its legal options, computed once by the
-    rules from the game state. The prompt lists ``options`` and ``commit`` checks the answer
-    against them, in this order."""
+    """What a step asks of one player: the action, its legal options and its fallback, computed
+    once by the protocol table from the game state. The prompt lists ``options``, ``commit`` checks
+    the answer against them and applies ``fallback`` once every answer is rejected."""
 
     id: str
     round: int
     player: str
     action: str
     options: list[str]
+    fallback: str | None
+    """The legal choice applied when every answer is rejected (None: the action chooses no one)."""
     game_over: bool
     order: int

@@ -97,11 +97,6 @@ CLAIM_ACTIONS = tuple(kind for kind, spec in ACTIONS.items() if spec.claims)
 FALLBACK_TEXT = {kind: spec.fallback_text for kind, spec in ACTIONS.items() if spec.fallback_text is not None}
 
 
-def fallback_choice(action: ActionKind, player: str, options: Sequence[str]) -> str | None:
-    """The legal choice applied when a model never gave one (the action's row says which)."""
-    return ACTIONS[action].fallback(player, options)
-
-
 def check_answer(
     action: ActionKind, answer: JSON, options: Sequence[str]
 ) -> tuple[str | None, Rejection | None]:
@@ -365,7 +360,7 @@ def finish_turn(
     claim: str | None = None
     reasoning = ""
     if rejection is not None:
-        choice = fallback_choice(action, req["player"], req["options"])
+        choice = req["fallback"]  # the legal choice the table set when asking
         text = FALLBACK_TEXT[action] if text_field else None
         own_events.append(
             dump_event(
