@@ -27,10 +27,11 @@ from mafia.runner import run_game
 SIZES = (7, 12, 16)
 POLICIES = ("layered", "rolling-summary")
 SEEDS = 2
+QUICK_ROUND_CAP = 3  # quick mode's games: the adversarial players stall to the 20-round cap otherwise
 
 
-def play(policy: str, players: int, seed: int) -> dict[str, int]:
-    """One adversarial game's tallies."""
+def play(policy: str, players: int, seed: int, round_cap: int | None = None) -> dict[str, int]:
+    """One adversarial game's tallies (``round_cap`` rounds at most, if given)."""
     # tests/, on the path once benchlib is loaded
     from adversarial import TRICKS, AdversarialPlayer, SpoilingSummariser, forged_line_starts, rotating
     from test_leak_audit import audit_records
@@ -40,8 +41,11 @@ def play(policy: str, players: int, seed: int) -> dict[str, int]:
     model = AdversarialPlayer(seed=seed)
     records: list[dict[str, Any]] = []
     try:
+        setup: dict[str, Any] = {"seed": seed, "players": players}
+        if round_cap is not None:
+            setup["round_cap"] = round_cap
         state = run_game(
-            {"seed": seed, "players": players},
+            setup,
             model=model,
             policy=policy_by_name(policy),
             summariser=SpoilingSummariser(spoil=rotating(list(TRICKS.values())), seats=seats),
@@ -88,7 +92,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         for players in sizes:
             for seed in range(seeds):
                 games += 1
-                for key, value in play(policy, players, seed).items():
+                cap = QUICK_ROUND_CAP if args.quick else None
+                for key, value in play(policy, players, seed, cap).items():
                     totals[key] = totals.get(key, 0) + value
     print(f"adversarial_games={games}")
     print(f"adversarial_seats={','.join(str(s) for s in sizes)}")

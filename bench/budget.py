@@ -52,11 +52,12 @@ KINDS = {
 }
 # The layered games: (label, seats, seeds, round cap); the house at 16 seats plays long games.
 LAYERED_GAMES = (("house12", 12, (0, 1, 2, 3), None), ("house16", 16, (1, 2), 20))
-LAYERED_QUICK = (("house12", 12, (3,), None),)
+LAYERED_QUICK = (("house8", 8, (3,), None),)
 # Adversarial seats under ``layered``: re-asks (unencodable notes) and long recall queries, the
 # calls a budget on prompts alone did not cover. (seats, seeds)
 LAYERED_ADVERSARIAL = ((7, (0, 1)), (12, (0,)))
 LAYERED_ADVERSARIAL_QUICK = ((7, (0,)),)
+QUICK_ROUND_CAP = 3  # quick mode's adversarial game: its players stall to the 20-round cap otherwise
 
 
 def prompt_tokens(games: Sequence[list[JSON]]) -> list[int]:
@@ -106,7 +107,8 @@ def layered_report(peer_seeds: int, quick: bool) -> None:
 
     for seats, seeds in LAYERED_ADVERSARIAL_QUICK if quick else LAYERED_ADVERSARIAL:
         for seed in seeds:
-            games.append(layered_game(AdversarialPlayer(seed=seed), {"seed": seed, "players": seats}))
+            config = {"seed": seed, "players": seats} | ({"round_cap": QUICK_ROUND_CAP} if quick else {})
+            games.append(layered_game(AdversarialPlayer(seed=seed), config))
     budget = policy_by_name("layered").token_budget or 0
     # Every call, re-asks and recall exchanges included, as the turn counted what it sent.
     attempts = [(r, a) for _, g in games for r in g for a in r["attempts"]]

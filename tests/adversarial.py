@@ -16,10 +16,9 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
-from fakes import tool_call_result
+from fakes import openai_tool, tool_call_result
 from mafia.models.house.model import prompt_text
 from mafia.models.house.recalling import RECALL_TOOL, offers_recall, write_summary
 from test_recall_audit import SearchingCanaryModel
@@ -102,7 +101,7 @@ class SpoilingSummariser(BaseChatModel):
         return "test-summariser"
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+        return self.bind(tools=[openai_tool(t) for t in tools], **kwargs)
 
     def _generate(
         self,

@@ -7,6 +7,7 @@ the table size of a seeded many-game run and a free local port.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import socket
@@ -70,6 +71,17 @@ def fill(schema: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
+@functools.lru_cache(maxsize=128)
+def _class_tool(schema: type) -> dict[str, Any]:
+    return convert_to_openai_tool(schema)
+
+
+def openai_tool(tool: Any) -> dict[str, Any]:
+    """A tool in OpenAI's format; a schema class is converted once, as the house model does (its
+    JSON schema, rebuilt at every call, was a sixth of a scripted game's time)."""
+    return _class_tool(tool) if isinstance(tool, type) else convert_to_openai_tool(tool)
+
+
 def tool_call_result(
     name: str, args: dict[str, Any], call_id: str = "call-1", usage: dict[str, int] | None = None
 ) -> ChatResult:
@@ -91,7 +103,7 @@ class ToolCallingFake(BaseChatModel):
         return "test-fake"
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
+        return self.bind(tools=[openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
 
     def answer(self, ask: Ask) -> dict[str, Any]:
         raise NotImplementedError

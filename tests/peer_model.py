@@ -18,8 +18,8 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from fakes import openai_tool
 from mafia.prompts import anchors
 
 SPEECH_WORDS = 60
@@ -55,7 +55,7 @@ class PeerModel(BaseChatModel):
         return "peer-scripted"
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+        return self.bind(tools=[openai_tool(t) for t in tools], **kwargs)
 
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
         """One tool call filled for the bound tool (stop words and callbacks play no part)."""

@@ -130,13 +130,20 @@ def test_a_bodyguard_claim_is_read_from_words_and_from_the_claim_field() -> None
 # ---- play to a legal end -------------------------------------------------------------------
 
 SEEDS = range(240)
+# The first 80 seeds (every table size, every outcome of a guard) in the default run, the rest
+# with -m slow.
+SEED_CHUNKS = [
+    pytest.param(SEEDS[:80], id="0-79"),
+    pytest.param(SEEDS[80:], id="80-239", marks=pytest.mark.slow),
+]
 
 
-def test_random_games_with_the_bodyguard_are_legal_end_and_take_its_paths() -> None:
+@pytest.mark.parametrize("seeds", SEED_CHUNKS)
+def test_random_games_with_the_bodyguard_are_legal_end_and_take_its_paths(seeds: range) -> None:
     """Random legal play over the table with one Bodyguard at every table size: the independent
     referee (``audit.py``) finds every night legal, and the guard's outcomes all occur."""
     outcomes: Counter[str] = Counter()
-    for seed in SEEDS:
+    for seed in seeds:
         events = [parse_event(e) for e in play_table(bodyguard_setup(seed), random_answer(seed)).events]
         assert audit(events) == [], f"seed {seed}"
         assert sum(isinstance(e, ev.GameOver) for e in events) == 1

@@ -7,10 +7,11 @@ The audit is shown failing on prompts with a fact removed and on sections patche
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -130,17 +131,22 @@ def play(monkeypatch: pytest.MonkeyPatch, name: str) -> list[Built]:
     return built
 
 
-@pytest.fixture(scope="module")
-def long_game() -> Iterator[list[Built]]:
+@functools.cache
+def played(name: str) -> list[Built]:
+    """The prompts of game ``name`` as the engine builds them: played once in a test process, for
+    every test that reads them unchanged (the games are deterministic)."""
     with pytest.MonkeyPatch.context() as patch:
-        yield play(patch, "long-8")
+        return play(patch, name)
+
+
+@pytest.fixture(scope="module")
+def long_game() -> list[Built]:
+    return played("long-8")
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
-def test_every_prompt_holds_every_fact_its_player_is_entitled_to(
-    monkeypatch: pytest.MonkeyPatch, name: str
-) -> None:
-    built = play(monkeypatch, name)
+def test_every_prompt_holds_every_fact_its_player_is_entitled_to(name: str) -> None:
+    built = played(name)
     assert built
     assert audit_prompts(built) == []
 
@@ -151,18 +157,16 @@ def test_every_registered_policy_is_audited() -> None:
 
 
 def test_the_summary_policies_reach_their_summaries_in_long_games() -> None:
-    with pytest.MonkeyPatch.context() as patch:
-        tiered = play(patch, "tiered-long-8")
-        rolling = play(patch, "rolling-long-8")
+    tiered = played("tiered-long-8")
+    rolling = played("rolling-long-8")
     assert any("Summary of Days 1-" in b.prompt.user and "Earlier days" in b.prompt.user for b in tiered)
     assert any("Summary of Days 1-" in b.prompt.user for b in rolling)
 
 
 def test_the_games_reach_the_ages_and_facts_the_audit_is_about() -> None:
-    with pytest.MonkeyPatch.context() as patch:
-        long_games = play(patch, "long-16")
-        claims = play(patch, "claims-14")
-        budget = play(patch, "budget-10")
+    long_games = played("long-16")
+    claims = played("claims-14")
+    budget = played("budget-10")
     assert max(b.prompt.round_number for b in long_games) == 10
     assert any("Earlier days" in b.prompt.user for b in long_games)
     ledger = [b for b in claims if anchors.CLAIM_LINE.search(b.prompt.user)]
@@ -207,8 +211,7 @@ def test_the_audit_catches_a_fact_removed_from_a_prompt(
 
 
 def test_the_audit_catches_a_death_dropped_from_the_dead_list() -> None:
-    with pytest.MonkeyPatch.context() as patch:
-        built = play(patch, "house-8")
+    built = played("house-8")
     b = next(b for b in reversed(built) if "Dead: none" not in b.prompt.user)
     whole = f"{b.prompt.system}\n\n{b.prompt.user}"
     m = anchors.DEAD_LINE.search(whole)
@@ -219,8 +222,7 @@ def test_the_audit_catches_a_death_dropped_from_the_dead_list() -> None:
 
 
 def test_the_audit_catches_a_ballot_missing_from_an_old_day() -> None:
-    with pytest.MonkeyPatch.context() as patch:
-        built = play(patch, "random-12")
+    built = played("random-12")
     b = next(b for b in reversed(built) if re.search(r"^Day \d+: .* voted ", b.prompt.user, re.M))
     m = re.search(
         r"^Day \d+: .*?(?P<voter>Player \d+)(?P<rest>(?:, Player \d+)* voted )", b.prompt.user, re.M
@@ -266,8 +268,7 @@ def test_the_audit_catches_sections_that_forget(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_the_audit_reads_ballots_by_seat_and_catches_one_missing() -> None:
-    with pytest.MonkeyPatch.context() as patch:
-        built = play(patch, "budget-10")
+    built = played("budget-10")
     first_voter = re.compile(r"(?:\(|; )(?P<voter>\d+),[\d,-]+>(?P<target>\d+)")
     b = next(b for b in reversed(built) if first_voter.search(b.prompt.user))
     assert anchors.SEAT_LEGEND_LINE.search(b.prompt.user)

@@ -170,7 +170,13 @@ GRAPH_SAMPLE = GAMES[::13]
 CHUNKS = 10  # short tests, so both workers stay busy to the end of the run
 
 
-@pytest.mark.parametrize("chunk", range(CHUNKS))
+def sampled(chunks: int, default: int) -> list[Any]:
+    """The chunks of a sweep: the first ``default`` in the default run, the rest under ``-m slow``."""
+    return [pytest.param(c, marks=() if c < default else pytest.mark.slow) for c in range(chunks)]
+
+
+# Chunks 0 and 1 (40 games) hold every table size; the other 160 games run with -m slow.
+@pytest.mark.parametrize("chunk", sampled(CHUNKS, 2))
 def test_no_canary_reaches_an_unentitled_prompt_over_the_table(chunk: int) -> None:
     problems: list[str] = []
     prompts = 0
@@ -182,7 +188,8 @@ def test_no_canary_reaches_an_unentitled_prompt_over_the_table(chunk: int) -> No
     assert problems == [], "\n".join(problems[:20])
 
 
-@pytest.mark.parametrize("chunk", range(2))
+# Chunk 0 (every other table size, 5 to 15) in the default run, chunk 1 with -m slow.
+@pytest.mark.parametrize("chunk", sampled(2, 1))
 def test_no_canary_reaches_an_unentitled_prompt_through_the_graph(chunk: int) -> None:
     problems: list[str] = []
     prompts = 0
@@ -197,12 +204,13 @@ def test_no_canary_reaches_an_unentitled_prompt_through_the_graph(chunk: int) ->
 BODYGUARD_GAMES = GAMES[:36]
 
 
-@pytest.mark.parametrize("chunk", range(2))
+# The first 12 games (every table size once) in the default run, the other 24 with -m slow.
+@pytest.mark.parametrize("chunk", sampled(3, 1))
 def test_no_canary_reaches_an_unentitled_prompt_with_the_bodyguard(chunk: int) -> None:
     """House games with one Bodyguard dealt, at every table size: legal to the end, and the
     Bodyguard's guard reasoning reaches its prompts alone."""
     problems: list[str] = []
-    for seed, players in BODYGUARD_GAMES[chunk::2]:
+    for seed, players in BODYGUARD_GAMES[12 * chunk : 12 * (chunk + 1)]:
         found, n = _audit_table_game(seed, players, roles={"bodyguard": 1})
         assert n > 0
         problems += found
@@ -235,5 +243,9 @@ def test_the_audit_reports_own_reasoning_missing_from_a_later_prompt() -> None:
 
 
 def test_games_cover_every_table_size() -> None:
+    """The whole sweep and its default sample, over the table and through the graph."""
     assert {players for _, players in GAMES} == set(range(5, 17))
+    assert {players for _, players in GAMES[0::CHUNKS] + GAMES[1::CHUNKS]} == set(range(5, 17))
+    assert {players for _, players in BODYGUARD_GAMES[:12]} == set(range(5, 17))
     assert {players for _, players in GRAPH_SAMPLE} >= {5, 8, 11, 14}
+    assert {players for _, players in GRAPH_SAMPLE[0::2]} >= {5, 7, 9, 11, 13, 15}

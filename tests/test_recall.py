@@ -5,6 +5,7 @@ coming back through recall, and the house model searching when an old fact is go
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -90,12 +91,18 @@ def _leaks(events: list[EventBase], player: str, roles: dict[str, Role]) -> list
     return found
 
 
-@pytest.mark.parametrize(("seed", "players"), [(21, 7), (22, 12)])
-def test_recall_never_returns_what_its_player_may_not_see(seed: int, players: int) -> None:
+@functools.cache
+def canary_game(seed: int, players: int) -> list[EventBase]:
+    """The log of a canary-writing game under recall, played once in a test process."""
     state = run_game(
         {"seed": seed, "players": players}, model=ScriptedModel(script=canary_script), policy=RECALLING
     )
-    events = [parse_event(e) for e in state["events"]]
+    return [parse_event(e) for e in state["events"]]
+
+
+@pytest.mark.parametrize(("seed", "players"), [(21, 7), (22, 12)])
+def test_recall_never_returns_what_its_player_may_not_see(seed: int, players: int) -> None:
+    events = canary_game(seed, players)
     roles = {e.player: e.role for e in events if isinstance(e, RoleAssigned)}
     days = [i for i, e in enumerate(events) if isinstance(e, DayStarted)]
     assert len(days) >= 2 and any(isinstance(e, MafiaDiscussion) for e in events)
@@ -114,8 +121,7 @@ def test_recall_never_returns_what_its_player_may_not_see(seed: int, players: in
 
 
 def test_the_leak_check_fails_on_documents_built_without_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
-    state = run_game({"seed": 21, "players": 7}, model=ScriptedModel(script=canary_script), policy=RECALLING)
-    events = [parse_event(e) for e in state["events"]]
+    events = canary_game(21, 7)
     roles = {e.player: e.role for e in events if isinstance(e, RoleAssigned)}
     town = next(p for p, r in roles.items() if r is Role.TOWN)
     monkeypatch.setattr(__import__(__name__), "player_view", lambda log, _: list(log))
