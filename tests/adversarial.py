@@ -19,6 +19,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field, PrivateAttr
 
 from fakes import openai_tool, tool_call_result
+from mafia.game.actions import empty_answer
 from mafia.models.house.model import prompt_text
 from mafia.models.house.recalling import RECALL_TOOL, offers_recall, write_summary
 from test_recall_audit import SearchingCanaryModel
@@ -114,7 +115,7 @@ class SpoilingSummariser(BaseChatModel):
         self.prompts.append(text)
         summary = self.spoil(write_summary(text), self.seats)
         name = kwargs["tools"][0]["function"]["name"]
-        return tool_call_result(name, {"summary": summary}, "s1")
+        return tool_call_result(name, {**empty_answer(), "text": summary}, "s1")  # the turn's schema
 
 
 def rotating(tricks: Sequence[Trick]) -> Trick:
@@ -149,7 +150,7 @@ class AdversarialPlayer(SearchingCanaryModel):
         if not isinstance(message, AIMessage) or not message.tool_calls:
             return result
         args = dict(message.tool_calls[0]["args"])
-        if "summary" in args or "query" in args:  # a summary (SpoilingSummariser's), a search
+        if "query" in args:  # a search
             return result
         for field in ("text", "observations"):
             if isinstance(args.get(field), str):

@@ -33,7 +33,6 @@ from mafia.billing import (
     strict_schema,
     turn_tokens,
 )
-from mafia.context.summary import SummaryAnswer
 from mafia.context.tokens import encode_count
 from mafia.game.actions import ACTION_SCHEMAS, Answer, Suspicion
 from mafia.game.protocol import ACTIONS
@@ -207,8 +206,8 @@ class _Shapes(BaseModel):
 
 def _game_schemas() -> list[type[BaseModel]]:
     """Every class a game bills: the answer schema for each action, its re-ask copy with the
-    choice an enum, and the summariser's."""
-    schemas: list[type[BaseModel]] = [*ACTION_SCHEMAS.values(), SummaryAnswer]
+    choice an enum (the summariser's call sends the turn's)."""
+    schemas: list[type[BaseModel]] = [*ACTION_SCHEMAS.values()]
     for kind, schema in ACTION_SCHEMAS.items():
         field = ACTIONS[kind].choice_field
         if field is not None:

@@ -18,7 +18,7 @@ from logbuilder import (
     seven_to_day2,
 )
 from mafia.context import ContextPolicy, RenderedPrompt, build_context, build_memory
-from mafia.context.builder import SEPARATOR
+from mafia.context.builder import OWN_ALLOWANCE, SEPARATOR, SHARED
 from mafia.context.facts import missing_facts
 from mafia.context.memory import memory_text
 from mafia.context.policy import policy_by_name
@@ -292,6 +292,23 @@ class TestPrefixStability:
         assert all(len(found) == 1 for found in identities.values())
         assert len({s for found in identities.values() for s in found}) == len(log.seats)
 
+    def test_a_budget_trims_the_shared_record_alike_for_every_player(self) -> None:
+        """Under ``layered`` the shared record's trims are decided without the player's own part:
+        players at the same step, with own parts of very different sizes, get the same text up to
+        the end of the state, whether the record was trimmed or not."""
+        log = play_random(1, players=12, rounds=4, words=60)
+        layered = policy_by_name("layered")
+        speeches = [i for i, e in enumerate(log.events) if type(e).__name__ == "Speech"]
+        trimmed_steps = 0
+        for cut in speeches[::3]:
+            prompts = [build_context(log.events[:cut], p, ActionKind.VOTE, layered) for p in log.seats]
+            heads = {p.system + "\n" + p.user[: p.user.index(anchors.IDENTITY)] for p in prompts}
+            assert len(heads) == 1, (cut, [p.trimmed for p in prompts])
+            own = [sum(s.tokens for s in p.sections if s.name not in ("rules", *SHARED)) for p in prompts]
+            assert max(own) - min(own) >= 60  # memory, role information: the players' own parts differ
+            trimmed_steps += all(any(t.startswith("speech of") for t in p.trimmed) for p in prompts)
+        assert trimmed_steps >= 3  # the record was trimmed at some of the steps, alike for all
+
     def test_players_at_the_same_moment_share_rules_and_transcript(self) -> None:
         """The public record comes before anything a player owns, so a ballot's prompt opens with
         the same text for every voter (a provider caches it once)."""
@@ -334,16 +351,16 @@ class TestPolicy:
         loose = build_context(log.events[:cut], speaker, ActionKind.SPEAK, ContextPolicy(recent_events=True))
         policy = ContextPolicy(token_budget=1, recent_events=True)
         tight = build_context(log.events[:cut], speaker, ActionKind.SPEAK, policy)
-        # The player's own part first (older reasonings, the recent digest), then the shared record
-        # (earlier verbatim days, today's speeches), then its facts written shorter (none lost: a
-        # policy without recall drops no fact).
+        # The shared record as far as the own part's allowance needs (earlier verbatim days, today's
+        # speeches, then its facts written shorter, none lost: a policy without recall drops no
+        # fact), then the player's own part (older reasonings, the recent digest).
         stages = [
-            "oldest reasoning in memory",
-            "recent events",
             "compressed day",
             "speech of",
             "earlier days by seat number",
             "speaking order by seat",
+            "oldest reasoning in memory",
+            "recent events",
             "over budget",
         ]
         order = [next(i for i, stage in enumerate(stages) if t.startswith(stage)) for t in tight.trimmed]
@@ -386,9 +403,15 @@ class TestPolicy:
         assert memory.count("\n- ") == 1
 
     def test_budget_that_fits_trims_nothing(self) -> None:
+        # Room for the whole prompt, and for the shared record beside the own part's allowance.
         prompt = render((ActionKind.SPEAK, Role.TOWN))
-        roomy = render((ActionKind.SPEAK, Role.TOWN), ContextPolicy(token_budget=prompt.total_tokens))
+        shared = sum(s.tokens for s in prompt.sections if s.stable and s.name != "identity")
+        shared += sum(s.tokens for s in prompt.sections if s.name in SHARED)
+        fits = max(prompt.total_tokens, shared + OWN_ALLOWANCE)
+        roomy = render((ActionKind.SPEAK, Role.TOWN), ContextPolicy(token_budget=fits))
         assert roomy.trimmed == () and roomy.user == prompt.user
+        tight = render((ActionKind.SPEAK, Role.TOWN), ContextPolicy(token_budget=fits - 1))
+        assert tight.trimmed != ()
 
 
 class TestTokenAccounting:

@@ -21,8 +21,10 @@ from adversarial import SpoilingSummariser as Summariser
 from fact_presence import audit_prompts, capture_prompts
 from fakes import Ask, ScriptedModel
 from mafia.context import ContextPolicy
+from mafia.context.builder import SEPARATOR
 from mafia.context.policy import policy_by_name
 from mafia.context.summary import SUMMARISER, check_summary, summary_request
+from mafia.context.tokens import count_tokens
 from mafia.context.transcript_text import COMPRESSED_LABEL
 from mafia.game.events import (
     ColdSummary,
@@ -38,6 +40,7 @@ from mafia.game.events import (
 )
 from mafia.game.rules import SKIP
 from mafia.models.house import HouseModel
+from mafia.prompts import anchors
 from mafia.runner import run_game
 
 ROLLING = policy_by_name("rolling-summary")
@@ -72,6 +75,28 @@ def test_the_house_summary_is_written_once_a_dawn_checked_and_shown_to_every_pla
     assert all(b.prompt.round_number >= first.round for b in shown)
     assert audit_prompts(built) == []
     assert _play() == events  # the same seed and models: the same summaries, byte for byte
+
+
+NIGHT_ACTIONS = ("night_kill", "protect", "investigate", "guard")
+
+
+def test_the_summary_call_opens_with_the_previous_nights_turns_bytes() -> None:
+    """The summariser's call sends the turn's schema and system message, then the public
+    transcript exactly as the night's turns sent it, its own part after it: a prefix cache serves
+    the summary call from what the players' calls paid for."""
+    records: list[dict[str, Any]] = []
+    _play(records=records)
+    calls = [r for r in records if r["player"] == SUMMARISER]
+    assert calls
+    for call in calls:
+        night = [r for r in records if r["round"] == call["round"] - 1 and r["action"] in NIGHT_ACTIONS]
+        assert night, call["id"]
+        for turn in night:
+            shared = turn["user"].split(SEPARATOR + anchors.STATE)[0] + SEPARATOR
+            assert turn["system"] == call["system"] and call["user"].startswith(shared), turn["id"]
+            assert call["schema_tokens"] == turn["schema_tokens"]
+        served = call["attempts"][0]["cached_tokens"]
+        assert served >= 1024 and served + 128 > call["schema_tokens"] + count_tokens(shared)
 
 
 def _no_one_dies(ask: Ask) -> dict[str, Any]:

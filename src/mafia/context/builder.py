@@ -26,17 +26,17 @@ from mafia.context.memory import memory_from_record
 from mafia.context.policy import ContextPolicy
 from mafia.context.recall import RECALL_RESERVE
 from mafia.context.record import read_view
+from mafia.context.shared_prefix import SEPARATOR as SEPARATOR
+from mafia.context.shared_prefix import window
 from mafia.context.situation import Situation
 from mafia.context.tasks import repeats_history, task
-from mafia.context.transcript import RoundEntry, TranscriptManager
+from mafia.context.transcript import RoundEntry
 from mafia.context.transcript_text import transcript_body
 from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase
 from mafia.game.rules import Role
 from mafia.schemas import PlayerMemory
 from mafia.views import player_view
-
-SEPARATOR = "\n\n"
 
 
 def prompt_messages(prompt: Mapping[str, Any]) -> list[BaseMessage]:
@@ -141,19 +141,19 @@ def _counted(parts: Sequence[Part]) -> list[Section]:
 class _Hot:
     """The trimmable (hot) material and how much of it has been trimmed so far.
 
-    Trimmed from the player's own end first, oldest first within it, so that the record every
-    player shares changes as late as possible (a prefix cache serves it across players): the
-    player's older reasonings leave the memory, pruned beliefs are squeezed, the recent-events
-    digest (a repeat of the transcript) goes, with recall the plans are condensed, and the own
-    lists are written shorter (a night task's list of past protections or results left to the list
-    the prompt already holds, the nights of one kill or result as one entry, quiet suspicions
-    archived). Then the shared record: earlier verbatim days are compressed, the current day's
-    speeches shrink to their facts (never for a ballot, which must see the whole day), and the
-    facts are written shorter, none lost: the compressed days with ballots by seat number, today's
-    speaking order as the seat order it is; with recall, a day that is over (at night) is
-    compressed too. Frozen
-    sections, cold summaries and engine facts are never dropped, except by ``recall_oldest_facts``
-    (a policy with recall, as a last resort).
+    Two ends, trimmed apart (``_fitted``): the record every player shares only as far as it must
+    be to leave a fixed allowance for the player's own part, so that it is the same for every
+    player at the step (a prefix cache serves it across players); the player's own part, oldest
+    first, until the whole fits: the player's older reasonings leave the memory, pruned beliefs
+    are squeezed, the recent-events digest (a repeat of the transcript) goes, with recall the
+    plans are condensed, and the own lists are written shorter (a night task's list of past
+    protections or results left to the list the prompt already holds, the nights of one kill or
+    result as one entry, quiet suspicions archived). The shared record: earlier verbatim days are
+    compressed, the current day's speeches shrink to their facts (never for a ballot, which must
+    see the whole day), and the facts are written shorter, none lost: the compressed days with
+    ballots by seat number, today's speaking order as the seat order it is; with recall, a day
+    that is over (at night) is compressed too. Frozen sections, cold summaries and engine facts
+    are never dropped, except by ``recall_oldest_facts`` (a policy with recall, as a last resort).
     """
 
     compressed: list[RoundEntry]
@@ -189,13 +189,12 @@ class _Hot:
     recent_dropped: bool = False
     notes: list[str] = field(default_factory=list)
 
-    def trim_once(self, situation: Situation) -> bool:
-        """Trim one step; False when nothing trimmable is left. The player's own part goes first
-        (it is billed uncached whatever is done), the shared record only after it, so players at
-        the same moment trim the record alike and keep sharing its prefix."""
-        return self._trim_own() or self._trim_shared(situation) or self._trim_closed_day()
+    def trim_record(self, situation: Situation, facts: bool) -> bool:
+        """One step of the record every player shares; False when nothing of it is left to trim.
+        With ``facts`` (the prompt is over the whole budget) the oldest facts may go to recall."""
+        return self.trim_shared(situation) or self.trim_closed_day() or (facts and self.recall_oldest_facts())
 
-    def _trim_own(self) -> bool:
+    def trim_own(self) -> bool:
         """One step of the player's own part: older reasonings, beliefs, the recent digest, plans,
         then its own lists written shorter."""
         if self.reasonings_dropped < self.reasonings:
@@ -217,7 +216,7 @@ class _Hot:
             return True
         return self._shorten(OWN_SHORTER)
 
-    def _trim_shared(self, situation: Situation) -> bool:
+    def trim_shared(self, situation: Situation) -> bool:
         """One step of the shared record: earlier verbatim days compressed, today's speeches to
         their facts (never for a ballot, which must see the whole day, unless recall finds the
         words), the trimmed speeches' readings, then the record written shorter."""
@@ -242,7 +241,7 @@ class _Hot:
             return True
         return self._shorten(SHARED_SHORTER)
 
-    def _trim_closed_day(self) -> bool:
+    def trim_closed_day(self) -> bool:
         """At night the day is over: with recall its words are one search away, like older days'."""
         if self.searchable and len(self.verbatim) == 1 and self.verbatim[0].closed:
             closed = self.verbatim.pop()
@@ -308,6 +307,14 @@ class _Hot:
         )
 
 
+SHARED = ("transcript", "state")
+"""The sections every player at the same step shares (after the rules): the cacheable record."""
+OWN_ALLOWANCE = 400
+"""Tokens a budget sets aside for a player's own part when it trims the shared record: the
+record's trims are decided from the shared sections and this allowance alone, never from one
+player's own part, so players at the same step keep a byte-identical shared prefix."""
+
+
 def _fitted(
     policy: ContextPolicy,
     s: Situation,
@@ -318,23 +325,37 @@ def _fitted(
 ) -> list[Section]:
     """The user message's sections trimmed to the policy's token budget.
 
-    With recall the prompt aims to leave ``RECALL_RESERVE`` tokens free for the turn's searches;
-    once nothing is left to trim it may use that room too (the turn then offers no recall). Only a
-    prompt still over the whole budget loses facts: the oldest compressed days' ballots, then the
-    days, go to the player's record, until it fits (a policy without recall never loses one: it is
-    logged over budget).
+    The shared record is trimmed first, as far as it must be to fit beside ``OWN_ALLOWANCE``
+    tokens of the player's own part (the same trims for every player at the step); then the
+    player's own part, from its end of the prompt, until the whole fits. With recall the prompt
+    aims to leave ``RECALL_RESERVE`` tokens free for the turn's searches; once nothing is left to
+    trim it may use that room too (the turn then offers no recall). Only a prompt still over the
+    whole budget loses facts: the oldest compressed days' ballots, then the days, go to the
+    player's record, until it fits (a policy without recall never loses one: it is logged over
+    budget). A player whose own part stays past the allowance after its own trims is the one case
+    where the record is trimmed further, and only while the prompt is over the whole budget.
     """
     budget = policy.token_budget or 0
     target = budget - (RECALL_RESERVE if policy.searches else 0)
-    size = head_tokens + sum(x.tokens for x in body)
-    while size > target:
+
+    def sizes() -> tuple[int, int]:
+        shared = head_tokens + sum(x.tokens for x in body if x.name in SHARED)
+        return shared + OWN_ALLOWANCE, head_tokens + sum(x.tokens for x in body)
+
+    planned, size = sizes()
+    while planned > target:
         # Facts leave the prompt only while it is over the whole budget, never for recall's room.
-        if not (hot.trim_once(s) or (size > budget and hot.recall_oldest_facts())):
+        if not hot.trim_record(s, facts=planned > budget):
+            break
+        body = _counted(user_parts())
+        planned, size = sizes()
+    while size > target:
+        if not (hot.trim_own() or (size > budget and hot.trim_record(s, facts=True))):
             if size > budget:
                 hot.notes.append(f"over budget by {size - budget} tokens with nothing left to trim")
             break
         body = _counted(user_parts())
-        size = head_tokens + sum(x.tokens for x in body)
+        planned, size = sizes()
     return body
 
 
@@ -370,13 +391,9 @@ def build_context(
     system: list[Part] = [("rules", sections.rules(s), True)]
     identity: Part = ("identity", sections.identity(s, policy.role_playbook), True)
 
-    manager = TranscriptManager.from_record(record, policy.verbatim_rounds, day_open=not s.is_night)
-    compressed, verbatim = manager.window(full=policy.full_transcript)
-    summary = record.summary if policy.summary else None
-    if summary is not None:  # the days it covers are shown as the summary, not line by line
-        compressed = [e for e in compressed if e.number > summary.through]
-    cut = max(0, len(compressed) - policy.digest_rounds)
-    compressed, digested = compressed[:cut], compressed[cut:]
+    shown = window(record, policy, day_open=not s.is_night)
+    manager, summary, compressed, verbatim = shown.manager, shown.summary, shown.compressed, shown.verbatim
+    digested = shown.digested
     steps = len(BUDGET_STEPS) if policy.prune_beliefs else 0
     # What a budget could write shorter is looked for only under a budget (not on every call).
     budgeted = policy.token_budget is not None

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from mafia.context.memory import memory_text
 from mafia.context.recent import NOTHING_NEW, recent_lines
+from mafia.context.record import GameRecord
 from mafia.context.safety import quote_text
 from mafia.context.situation import Situation
 from mafia.game.actions import ActionKind
@@ -87,9 +88,14 @@ def identity(s: Situation, playbook: bool = True) -> str:
 
 
 def rules(s: Situation) -> str:
-    started = s.record.started
+    return rules_of(s.record)
+
+
+def rules_of(record: GameRecord) -> str:
+    """The table's rules, the same for every player all game (any view of the log gives them)."""
+    started = record.started
     cap = started.round_cap if started is not None else 0
-    return rules_text(tuple(s.record.seats), composition(started), cap, held_roles(started))
+    return rules_text(tuple(record.seats), composition(started), cap, held_roles(started))
 
 
 # The steps while speeches go on: the only ones whose state lists the speaking order and nominees.

@@ -19,12 +19,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from mafia.call_kinds import SUMMARY_ACTION as SUMMARY_ACTION
 from mafia.context.facts import day_fact_gaps
 from mafia.context.policy import ContextPolicy
 from mafia.context.record import GameRecord, read_view
+from mafia.context.shared_prefix import SEPARATOR, night_prefix
 from mafia.context.summary_facts import invented_fact
 from mafia.context.tokens import count_tokens
 from mafia.context.transcript import RoundEntry, TranscriptManager
@@ -44,28 +43,26 @@ SUMMARISER = "summariser"
 STORY_WORDS = 120
 _DAY_TOKENS = 90  # a day line with every ballot at 16 seats
 _STORY_TOKENS = 220
-SYSTEM = (
-    "You keep the record of a game of Mafia for all its players. You see only what the whole table "
-    "saw. Write a summary of the earlier days that replaces them in every player's prompt."
+SUMMARY_HEADER = "[SUMMARY FOR THE TABLE]"
+"""Where the summariser's own part of its prompt begins, after the part it shares with the turns."""
+INTRO = (
+    "You keep the record of this game for all its players: you see only what the whole table saw. "
+    "Write a summary of the earlier days that replaces them in every player's prompt."
 )
 TASK = (
     "Write the new summary of Days 1-{through}: first one line per day, in order, each starting "
     '"Day N:" and keeping every fact of its line under "Facts to keep" (the night death, each vote\'s '
     'result and who voted for whom, a revote), then one line starting "Story:" of at most '
-    f"{STORY_WORDS} words on role claims, accusations, alliances and the table's mood. Nothing else."
+    f"{STORY_WORDS} words on role claims, accusations, alliances and the table's mood. Nothing else. "
+    "Give it as your answer's text; every other field may stay empty."
 )
-
-
-class SummaryAnswer(BaseModel):
-    """The summary of the earlier days."""
-
-    model_config = ConfigDict(extra="forbid")
-    summary: str = Field(description='One "Day N:" line per day with its facts, then one "Story:" line.')
+IN_TRANSCRIPT = "Day {day}: in full in the transcript above."
 
 
 @dataclass(frozen=True)
 class SummaryRequest:
-    """A summary due at dawn: the days it covers, the previous summary, and the prompt."""
+    """A summary due at dawn: the days it covers and the prompt, whose system message and opening
+    (the rules, then the public transcript) are the previous night's turns' own, byte for byte."""
 
     round: int
     through: int
@@ -111,15 +108,21 @@ def summary_request(events: Sequence[EventBase], policy: ContextPolicy, day: int
         if record.summary is not None
         else "None yet: this is the first."
     )
-    lines = ["[PREVIOUS SUMMARY]", previous, "", "[DAYS TO ADD, IN FULL]"]
-    for entry in fresh:
-        lines.extend(verbatim_round(entry.transcript, entry.seats))
+    rules, transcript, shown = night_prefix(events, policy, day)
+    in_full = {e.number for e in shown.verbatim}
+    lines = [SUMMARY_HEADER, INTRO, "", "[PREVIOUS SUMMARY]", previous, "", "[DAYS TO ADD, IN FULL]"]
+    for entry in fresh:  # a day the transcript above holds in full is not repeated
+        if entry.number in in_full:
+            lines.append(IN_TRANSCRIPT.format(day=entry.number))
+        else:
+            lines.extend(verbatim_round(entry.transcript, entry.seats))
     lines += ["", "Facts to keep, one line per day:"]
     for entry in fresh:
         lines.extend(compressed_round(entry.summary()))
     lines += ["", claims_ledger([e for e in entries if e.number <= end])]
     lines += ["", "[TASK]", TASK.format(through=end)]
-    return SummaryRequest(round=day, through=end, system=SYSTEM, user="\n".join(lines))
+    user = f"{transcript}{SEPARATOR}" + "\n".join(lines)
+    return SummaryRequest(round=day, through=end, system=rules, user=user)
 
 
 def check_summary(events: Sequence[EventBase], text: str, through: int) -> str | None:

@@ -13,25 +13,28 @@ back.
 from __future__ import annotations
 
 import sys
-from typing import cast
+from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
+from pydantic import BaseModel
 
 from mafia.answers import encodable, rejection_of
 from mafia.billing import call_tokens
 from mafia.call_records import Prompt, PromptRecord, new_attempt
-from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, SummaryAnswer, check_summary, summary_request
+from mafia.context.builder import with_schema_note
+from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, check_summary, summary_request
 from mafia.context.tokens import count_tokens
-from mafia.game.actions import ActionBase
+from mafia.game.actions import ACTION_SCHEMAS, ActionKind
 from mafia.game.day import to_speeches
 from mafia.game.events import ColdSummary, EventBase, SummaryFallback, dump_event
 from mafia.game.reading import readable
 from mafia.game.state import JSON, GameState, GameUpdate
-from mafia.models.factory import resolve_model, structured
+from mafia.models.factory import model_settings, resolve_model, states_schema, structured
 from mafia.nodes.common import parsed_log
 from mafia.nodes.player import raw_text
+from mafia.nodes.recall_step import RECALL_TOOL, ask_with_recall, recall_bound
 from mafia.prompt_pack import last_record, pack_all
 from mafia.runtime import GameContext, ModelLike, game_context
 from mafia.tracing import traced_summary
@@ -58,6 +61,14 @@ def provider_fault(exc: BaseException) -> bool:
     return client is not None and isinstance(exc, client.APIError)
 
 
+def summary_text(parsed: Any) -> str | None:
+    """The summary an answer holds: its text (the summary call asks for the turn's ``Answer``)."""
+    if isinstance(parsed, BaseModel):
+        parsed = parsed.model_dump()
+    text = parsed.get("text") if isinstance(parsed, dict) else None
+    return text if isinstance(text, str) and text.strip() else None
+
+
 def dawn_summary(
     events: list[EventBase], ctx: GameContext, day: int
 ) -> tuple[list[JSON], list[PromptRecord]]:
@@ -67,21 +78,27 @@ def dawn_summary(
     if request is None:
         return [], []
     spec, label = summariser_model(ctx)
-    messages = [SystemMessage(content=request.system), HumanMessage(content=request.user)]
-    schema = cast(type[ActionBase], SummaryAnswer)
+    model = resolve_model(spec)
+    settings = model_settings(model)
+    dialect = settings.dialect if settings is not None else "stable"
+    # The turn's schema, tools and system message: the call shares the turns' cached prefix.
+    schema = ACTION_SCHEMAS[ActionKind.SPEAK]
+    system = with_schema_note(request.system, schema) if states_schema(model) else request.system
+    messages = [SystemMessage(content=system), HumanMessage(content=request.user)]
+    tools: tuple[JSON, ...] = ()
     text: str | None = None
     raw = ""
     reason: str | None = None
     kind: str | None = None
     try:
-        out = structured(resolve_model(spec), schema).invoke(messages, get_config(), action=SUMMARY_ACTION)
-        raw = encodable(raw_text(out.get("raw")))
-        parsed = out.get("parsed")
-        if isinstance(parsed, SummaryAnswer):
-            text = parsed.summary
-        elif isinstance(parsed, dict) and isinstance(parsed.get("summary"), str):
-            text = parsed["summary"]
+        if dialect == "stable" and recall_bound(model, ctx.policy):
+            tools = (RECALL_TOOL,)
+            out, _ = ask_with_recall(model, schema, messages, get_config(), search=False)
         else:
+            out = structured(model, schema).invoke(messages, get_config(), action=SUMMARY_ACTION)
+        raw = encodable(raw_text(out.get("raw")))
+        text = summary_text(out.get("parsed"))
+        if text is None:
             reason, kind = "the answer held no summary", "invalid_json"
     except Exception as exc:  # any other failure of the summariser: the compression stands
         if provider_fault(exc):
@@ -94,17 +111,18 @@ def dawn_summary(
     if text is not None:
         reason = check_summary(events, text, request.through)
         kind = "dropped_fact" if reason is not None else None
-    attempt = new_attempt(raw, call_tokens(messages, schema, raw), kind=kind)
+    billed_schema = schema if dialect == "stable" else None  # a grammar server bills none of it
+    attempt = new_attempt(raw, call_tokens(messages, billed_schema, raw, tools), kind=kind)
     attempt["error"] = reason
     if reason is None and text is not None:
         event: EventBase = ColdSummary(round=day, through=request.through, text=text, summariser=label)
     else:
         event = SummaryFallback(round=day, through=request.through, reason=reason or "", summariser=label)
     prompt: Prompt = {
-        "system": request.system,
+        "system": system,
         "user": request.user,
         "tokens": {"summary_request": count_tokens(request.user)},
-        "total_tokens": count_tokens(request.system) + count_tokens(request.user),
+        "total_tokens": count_tokens(system) + count_tokens(request.user),
         "trimmed": [],
     }
     record = prompt_record(

@@ -53,12 +53,12 @@ from mafia.models.house.decisions import Decision, Knobs, decide
 from mafia.models.house.prompt_reading import PromptView, read_prompt
 from mafia.models.house.recalling import (
     RECALL_TOOL,
-    SUMMARY_FIELDS,
+    asks_summary,
     conversation,
     offers_recall,
     recall_query,
+    summary_args,
     use_recall,
-    write_summary,
 )
 from mafia.models.house.schema_fill import fill
 
@@ -140,9 +140,9 @@ class HouseModel(BaseChatModel):
 
         response_format = kwargs.get("response_format")
         schema = _response_schema(response_format)
-        if schema is not None and _props(schema) == SUMMARY_FIELDS:
-            content = json.dumps({"summary": write_summary(text)}, ensure_ascii=False)
-            return _message(content, [], text, digest, "stop")
+        if schema is not None and asks_summary(text, _props(schema)):
+            args = fill(schema, summary_args(text, _props(schema)))
+            return _message(json.dumps(args, ensure_ascii=False), [], text, digest, "stop")
         if schema is not None:
             decision = decide(view, _props(schema), rng, knobs)
             args = fill_schema(schema, decision)
@@ -157,8 +157,9 @@ class HouseModel(BaseChatModel):
             return _message(decision.reply(), [], text, digest, "stop")
         function = tool["function"]
         parameters = function.get("parameters") or {"type": "object", "properties": {}}
-        if _props(parameters) == SUMMARY_FIELDS:
-            call = ToolCall(name=function["name"], args={"summary": write_summary(text)}, id=None)
+        if asks_summary(text, _props(parameters)):
+            args = fill(parameters, summary_args(text, _props(parameters)))
+            call = ToolCall(name=function["name"], args=args, id=None)
             return _message("", [call], text, digest, "tool_calls")
         decision = decide(view, _props(parameters), rng, knobs)
         query = recall_query(text, view, decision) if not recalled else None

@@ -16,6 +16,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from mafia.context.memory import ARCHIVED_NOTE
+from mafia.context.summary import SUMMARY_HEADER
 from mafia.context.transcript_text import COMPRESSED_LABEL, STORY, TRIMMED_LABEL
 from mafia.models.house.prompt_reading import PromptView
 from mafia.models.house.tactics import Decision
@@ -83,9 +84,22 @@ def _between(text: str, start: str, end: str) -> str:
     return rest.partition(end)[0] if head != text else ""
 
 
+def asks_summary(text: str, fields: frozenset[str]) -> bool:
+    """Whether a call is the summariser's: a schema of the summary alone, or the turn's schema
+    under a prompt whose own part is the summariser's (after the part it shares with the turns)."""
+    return fields == SUMMARY_FIELDS or SUMMARY_HEADER in text
+
+
+def summary_args(text: str, fields: frozenset[str]) -> dict[str, Any]:
+    """The summariser's answer, in the field the schema has for it."""
+    return {"summary" if fields == SUMMARY_FIELDS else "text": write_summary(text)}
+
+
 def write_summary(text: str) -> str:
     """The summary the summariser's prompt asks for: the previous day lines, the new days' fact
-    lines, and a story of at most 120 words naming every role claim so far."""
+    lines, and a story of at most 120 words naming every role claim so far (read from the
+    summariser's own part: the transcript before it holds later claims)."""
+    text = text.partition(SUMMARY_HEADER)[2] or text
     previous = _between(text, "[PREVIOUS SUMMARY]", "[DAYS TO ADD")
     days = [line.strip() for line in previous.split("\n") if anchors.DAY_HEADER.match(line.strip())]
     facts = _between(text, _FACTS, "\n\n")
