@@ -127,7 +127,7 @@ def breakdown(games: Sequence[list[JSON]], number: int) -> JSON | None:
     """The median record of round ``number`` (by its first call's input tokens), or None."""
     records = sorted(
         (r for g in games for r in g if r["round"] == number and r["attempts"]),
-        key=lambda r: (sent(r["attempts"][0]), r["game_id"], r["id"]),
+        key=lambda r: (sent(r["attempts"][0]), r.get("game_id", ""), r["id"]),  # the summariser's has none
     )
     return records[(len(records) - 1) // 2] if records else None
 
