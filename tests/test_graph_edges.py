@@ -33,7 +33,7 @@ SWEEP: list[tuple[dict[str, Any], GameContext]] = [
     ({"seed": 17, "players": 10}, GameContext(model=RandomLegalModel(seed=17))),
     ({"seed": 1, "players": 5}, GameContext(model=ScriptedModel(script=_illegal_votes), max_retries=1)),
     # The tool loop (decide -> recall -> decide) of a policy with recall.
-    ({"seed": 0, "players": 8}, GameContext(model=HouseModel(seed=0), policy=policy_by_name("layered"))),
+    ({"seed": 0, "players": 12}, GameContext(model=HouseModel(seed=0), policy=policy_by_name("layered"))),
 ]
 
 

@@ -309,7 +309,7 @@ class _Hot:
 
 SHARED = ("transcript", "state")
 """The sections every player at the same step shares (after the rules): the cacheable record."""
-OWN_ALLOWANCE = 400
+OWN_ALLOWANCE = 250
 """Tokens a budget sets aside for a player's own part when it trims the shared record: the
 record's trims are decided from the shared sections and this allowance alone, never from one
 player's own part, so players at the same step keep a byte-identical shared prefix."""
