@@ -26,6 +26,7 @@ from mafia.context.tokens import count_tokens, encode_count, safe_chunks
 from mafia.game.actions import ActionKind
 from mafia.game.events import NightResolution
 from mafia.game.rules import SKIP, Role
+from mafia.models.house.board import assess
 from mafia.models.house.prompt_reading import read_prompt
 from mafia.prompts import anchors
 from mafia.views import player_view
@@ -452,8 +453,8 @@ def test_lean_shows_the_day_before_as_claims_accusations_and_ballots() -> None:
     assert day1 == [
         "No night kill before Day 1.",
         '- Player 2 said: "Too early to tell. I am just a townie listening."',
-        "- Player 1 accused Player 6",
-        "- Player 4 accused Player 2",
+        "- Player 1 nominated Player 6",
+        "- Player 4 nominated Player 2",
         "- Player 6 accused Player 1",
         "Votes: Player 1 -> Player 6, Player 2 -> Player 6, Player 3 -> skip, Player 4 -> Player 2, "
         "Player 5 -> Player 6, Player 6 -> Player 2, Player 7 -> Player 6",
@@ -463,9 +464,30 @@ def test_lean_shows_the_day_before_as_claims_accusations_and_ballots() -> None:
     assert not missing_facts(log.events, "Player 3", user)
     # The house model reads the day as any model would: the accusations, the claim, the ballots.
     view = read_prompt(user)
-    assert ("Player 4", "Player 2", 0) in view.accusations
+    assert ("Player 4", "Player 2", 1, True) in view.accusations
+    assert ("Player 6", "Player 1", 1, False) in view.accusations
     assert ("Player 1", "Player 6", 1) in view.votes
     assert any(s.speaker == "Player 2" and s.day == 1 for s in view.said)
+
+
+def test_the_house_model_weighs_the_digest_as_the_speeches_it_stands_for() -> None:
+    """The day before as digest lines (``lean``) or as speeches in full (``seed-window``): the house
+    model's board from either prompt scores, presses and reasons the same (a nomination counts as
+    one, an accusation as words accusing), so its choices differ only by its dice."""
+    log = seven_day2_speeches(seven_to_day2(), upto=1)
+    boards = []
+    for name in ("lean", "seed-window"):
+        prompt = build_context(log.events, "Player 3", ActionKind.SPEAK, policy=policy_by_name(name))
+        boards.append(assess(read_prompt(prompt.system + "\n" + prompt.user)))
+    digest, full = boards
+    assert digest.score == full.score and digest.bandwagon == full.bandwagon
+    assert {p: set(v) for p, v in digest.pointed_by.items()} == {
+        p: set(v) for p, v in full.pointed_by.items()
+    }
+    assert {p: [r.note for r in v] for p, v in digest.reasons.items()} == {
+        p: [r.note for r in v] for p, v in full.reasons.items()
+    }
+    assert digest.bandwagon["Player 1"] > 0  # pointed at on the digested day: the check sees it
 
 
 def test_a_digest_needs_no_token_budget() -> None:

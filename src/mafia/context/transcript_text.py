@@ -101,14 +101,16 @@ def verbatim_round(
 
 
 def _accusation_lines(lines: Sequence[SpeechLine], seats: Sequence[str]) -> list[str]:
-    """Whom each line nominated or accused, one engine line per pair in speaking order."""
-    pairs: dict[tuple[str, str], None] = {}
+    """Whom each line nominated or accused, one engine line per pair in speaking order; a
+    nomination (an engine fact) says so, not merely "accused"."""
+    pairs: dict[tuple[str, str], bool] = {}  # (speaker, target) -> nominated
     for line in lines:
-        named = [line.nomination] if line.nomination else []
-        for target in [*named, *extract(line.text, line.speaker, seats).accused]:
+        if line.nomination and line.nomination != line.speaker:
+            pairs[(line.speaker, line.nomination)] = True
+        for target in extract(line.text, line.speaker, seats).accused:
             if target != line.speaker:
-                pairs[(line.speaker, target)] = None
-    return [anchors.format_accusation(a, t) for a, t in pairs]
+                pairs.setdefault((line.speaker, target), False)
+    return [anchors.format_accusation(a, t, nominated=n) for (a, t), n in pairs.items()]
 
 
 def digest_round(tr: DayRoundTranscript, seats: Sequence[str]) -> list[str]:

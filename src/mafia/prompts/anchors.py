@@ -148,6 +148,13 @@ CLAIM_LINE = re.compile(
 ACCUSATION_LINE = re.compile(
     r"^- (?P<accuser>[^\"]+?) accused (?P<accused>[^\"]+?)(?: \(day (?P<day>\d+)\))?$", re.M
 )
+# The digest's nomination line; read by the house model, not among the patterns player text is
+# checked against (a speech saying "I nominated no one" is not an engine line).
+NOMINATION_LINE = re.compile(
+    r"^- (?P<accuser>Player \d+|[^\s\"]+) nominated (?P<accused>Player \d+|[^\s\"]+)"
+    r"(?: \(day (?P<day>\d+)\))?$",
+    re.M,
+)
 # One entry of the ``DEAD_LINE`` field as ``format_dead`` writes it: "Player 3 (night 1)".
 DEAD_ENTRY = re.compile(r"(?:^|, )(?P<name>[^,]+?) \((?P<how>night|voted day) (?P<round>\d+)\)")
 
@@ -172,10 +179,11 @@ def format_last_words(speaker: str, text: str, claim: str | None = None) -> str:
     return f'- {speaker} last words: "{text}"{claim_tail(claim)}'
 
 
-def format_accusation(accuser: str, accused: str, day: int | None = None) -> str:
-    """An accusation line: ``accuser`` nominated or accused ``accused`` (on ``day`` if known)."""
+def format_accusation(accuser: str, accused: str, day: int | None = None, *, nominated: bool = False) -> str:
+    """An accusation line: ``accuser`` nominated ``accused`` (the engine's nomination) or accused
+    them in words (on ``day`` if known)."""
     tail = f" (day {day})" if day is not None else ""
-    return f"- {accuser} accused {accused}{tail}"
+    return f"- {accuser} {'nominated' if nominated else 'accused'} {accused}{tail}"
 
 
 def format_claim(player: str, role: str, day: int | None = None) -> str:

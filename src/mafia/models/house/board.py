@@ -125,7 +125,7 @@ def assess(view: PromptView, *, private: bool = True) -> Board:
         partners=partners,
         today=today,
         night_victims={name for name, how, _ in view.dead if how == "night"},
-        readings=view.readings(),
+        readings=[*view.readings(), *_digest_readings(view)],
         score={p: 0.0 for p in others},
         bandwagon={p: 0.0 for p in others},
         pointed_by={p: [] for p in others},
@@ -306,12 +306,23 @@ def _doctor_claims(board: Board, private: bool) -> None:
                 board.add(c, -1.0, "", "claimed Doctor")
 
 
+def _digest_readings(view: PromptView) -> list[tuple[SaidLine, TextReading]]:
+    """The digest's lines read as the speeches they stand for (the digest writes them only for
+    speeches it leaves out): a nomination as one, an accusation as words accusing."""
+    return [
+        (
+            SaidLine(p.accuser, "", p.accused if p.nominated else None, p.day, "speech"),
+            TextReading(False, False, (), () if p.nominated else (p.accused,), ()),
+        )
+        for p in view.accusations
+    ]
+
+
 def _speeches(board: Board, view: PromptView, private: bool) -> None:
     """Score each speaker by whom its lines point at and defend, and count the bandwagon: today's
-    nominations, repeated nominations, and the ledger's accusations from days no longer verbatim."""
+    nominations, repeated nominations, and the digest's nominations and accusations."""
     town_me = private and board.role != Role.MAFIA
     nominators: dict[str, list[str]] = {}
-    verbatim_days = {s.day for s, _ in board.readings}
     for said, reading in board.readings:
         today = board.is_today(said.day)
         w = 1.0 if today else 0.6
@@ -327,9 +338,6 @@ def _speeches(board: Board, view: PromptView, private: bool) -> None:
         if n in board.score and len(who) >= 2:
             public = f"{len(who)} players nominated them"
             board.reasons[n].append(Reason(0.0, public, "nominated repeatedly"))
-    for accuser, accused, day in view.accusations:
-        if day not in verbatim_days and accused in board.score:
-            board.press(accused, 0.3, accuser)
 
 
 def _press_pointed(

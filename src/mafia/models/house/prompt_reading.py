@@ -22,6 +22,15 @@ from mafia.prompts import anchors as a
 _STATIC_SECTIONS = frozenset({a.IDENTITY, a.RULES})
 
 
+class Pointing(NamedTuple):
+    """A digest line: ``accuser`` nominated (the engine's nomination) or accused ``accused`` on ``day``."""
+
+    accuser: str
+    accused: str
+    day: int
+    nominated: bool
+
+
 class SaidLine(NamedTuple):
     """A speech, defense or last words as it appears in the prompt."""
 
@@ -63,7 +72,7 @@ class PromptView:
     proposals: list[Proposal] = field(default_factory=list)
     plans: list[tuple[str, str]] = field(default_factory=list)
     claims: list[tuple[str, str, int]] = field(default_factory=list)  # ledger: player, role, day
-    accusations: list[tuple[str, str, int]] = field(default_factory=list)  # ledger
+    accusations: list[Pointing] = field(default_factory=list)  # digest lines of days not verbatim
     memory_levels: dict[str, int] = field(default_factory=dict)
     kills: list[tuple[str, str]] = field(default_factory=list)  # Mafia memory: target, outcome
     protections: list[tuple[int, str]] = field(default_factory=list)  # Doctor memory: night, who
@@ -124,7 +133,7 @@ class _Section(NamedTuple):
     proposals: tuple[Proposal, ...]
     plans: tuple[tuple[str, str], ...]
     claims: tuple[tuple[str, str, int], ...]
-    accusations: tuple[tuple[str, str, int], ...]
+    accusations: tuple[Pointing, ...]
     nights: tuple[tuple[int, str | None], ...]  # night outcomes: (night, victim or None)
     fixed: tuple[tuple[str, str], ...]  # (line kind, line) for the state and task lines
     last_day: int  # the last "Day N" line's N (0 if none)
@@ -150,7 +159,7 @@ def _read_section(body: str) -> _Section:
     proposals: list[Proposal] = []
     plans: list[tuple[str, str]] = []
     claims: list[tuple[str, str, int]] = []
-    accusations: list[tuple[str, str, int]] = []
+    accusations: list[Pointing] = []
     nights: list[tuple[int, str | None]] = []
     fixed: list[tuple[str, str]] = []
     day = 0  # from the nearest "Day N" line above
@@ -179,10 +188,11 @@ def _read_section(body: str) -> _Section:
                 m = a.CLAIM_LINE.match(line)
                 if m:
                     claims.append((m["player"], m["role"], int(m["day"] or 0)))
-            elif " accused " in line:
-                m = a.ACCUSATION_LINE.match(line)
+            elif " accused " in line or " nominated " in line:
+                m = a.ACCUSATION_LINE.match(line) or a.NOMINATION_LINE.match(line)
                 if m:
-                    accusations.append((m["accuser"], m["accused"], int(m["day"] or 0)))
+                    nominated = m.re is a.NOMINATION_LINE
+                    accusations.append(Pointing(m["accuser"], m["accused"], int(m["day"] or day), nominated))
         elif line.startswith("Day "):
             m = a.DAY_HEADER.match(line)
             if m:
