@@ -20,7 +20,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from pydantic import PrivateAttr
 
-import mafia.nodes.player as player_node
+import mafia.nodes.recall_step as answer_call
 from mafia.models.house import HouseModel
 
 QUICK_FLAG = "--quick"
@@ -54,14 +54,15 @@ class _TimedCall:
 
 
 def time_structured_calls(record: Callable[[float], None]) -> None:
-    """Patch the engine's structured model calls (``mafia.nodes.player.structured``) so the time
-    of every ``invoke`` (LangChain's wrapper and the model) goes to ``record``."""
-    structured = player_node.structured  # type: ignore[attr-defined]  # the module's own import, patched
+    """Patch the engine's structured model calls (``mafia.nodes.recall_step.structured``, which
+    ``ask_answer`` calls) so the time of every ``invoke`` (LangChain's wrapper and the model) goes
+    to ``record``."""
+    structured = answer_call.structured  # type: ignore[attr-defined]  # the module's own import, patched
 
     def timed_structured(model: Any, schema: Any) -> Any:
         return _TimedCall(structured(model, schema), record)
 
-    player_node.structured = timed_structured  # type: ignore[attr-defined]  # the module's own import, patched
+    answer_call.structured = timed_structured  # type: ignore[attr-defined]  # the module's own import, patched
 
 
 class TimedHouseModel(HouseModel):

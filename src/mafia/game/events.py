@@ -125,10 +125,7 @@ class GameStarted(EventBase):
 
     def count_of(self, role: Role) -> int:
         """How many ``role`` seats the table holds (its public count)."""
-        count = (self.model_extra or {}).get(field_name(role), 0)
-        if field_name(role) in GameStarted.model_fields:
-            count = getattr(self, field_name(role))
-        return int(count)
+        return int(getattr(self, field_name(role), 0))  # a field, or a count the table was dealt
 
     def composition(self) -> str:
         """The public counts, e.g. "2 Mafia, 1 Detective, 1 Doctor, 3 Town" (a role off by

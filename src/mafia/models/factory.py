@@ -218,6 +218,13 @@ def model_settings(model: BaseChatModel) -> ModelSettings | None:
     return _settings.get(id(model))
 
 
+def model_dialect(model: BaseChatModel) -> str:
+    """How ``model`` is asked for structured output: its settings' dialect ("stable" for a model
+    given as an instance)."""
+    settings = model_settings(model)
+    return settings.dialect if settings is not None else "stable"
+
+
 _reply: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("mafia_reply", default=None)
 USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "cached_tokens", "cache_n", "prompt_n")
 

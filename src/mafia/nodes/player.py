@@ -60,19 +60,17 @@ from mafia.game.rules import SKIP
 from mafia.game.state import JSON, Turn, TurnRequest
 from mafia.human import ask_person, is_human
 from mafia.models.factory import (
+    model_dialect,
     model_settings,
     provider_usage,
     reply_of,
     resolve_model,
     states_schema,
-    structured,
 )
 from mafia.nodes.common import parsed_log
 from mafia.nodes.recall_step import (
-    RECALL_TOOL,
-    ask_with_recall,
+    ask_answer,
     context_tokens,
-    recall_bound,
     recall_call_message,
     recall_count,
     recall_node,
@@ -195,7 +193,7 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
         return ask_person(state, CHOICE_FIELD[action], TEXT_FIELD[action], action in CLAIM_ACTIONS)
     model = resolve_model(spec)
     settings = model_settings(model)
-    dialect = settings.dialect if settings is not None else "stable"
+    dialect = model_dialect(model)
     if settings is not None and dialect == "grammar":
         limits = game_context(runtime).text_limits
         shape = answer_shape(state, action, limits)
@@ -213,12 +211,8 @@ def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
     tools: tuple[JSON, ...] = ()
     try:
         policy = game_context(runtime).policy
-        if dialect == "stable" and recall_bound(model, policy):
-            tools = (RECALL_TOOL,)
-            search = recall_offered(state, model, policy)
-            out, asked = ask_with_recall(model, schema, state["messages"], get_config(), search)
-        else:
-            out = structured(model, schema).invoke(state["messages"], get_config())
+        search = recall_offered(state, model, policy)
+        out, asked, tools = ask_answer(model, schema, state["messages"], get_config(), policy, search)
         usage = out.get("usage")
         raw = encodable(raw_text(out.get("raw")) or out.get("content", ""))
         if asked is not None:

@@ -36,8 +36,9 @@ from mafia.context.recall import (
 )
 from mafia.context.record import read_view
 from mafia.context.tokens import count_tokens
+from mafia.game.actions import ActionBase
 from mafia.game.state import JSON
-from mafia.models.factory import model_settings, provider_call
+from mafia.models.factory import model_dialect, model_settings, provider_call, structured
 from mafia.nodes.common import parsed_log
 from mafia.runtime import GameContext, game_context
 from mafia.turn_state import PlayerTurnState
@@ -73,10 +74,30 @@ def recall_offered(state: PlayerTurnState, model: BaseChatModel, policy: Context
     was given, and the call so far (the prompt, a re-ask, earlier searches) left the token budget's
     room for a search (a prompt that needed it has none); otherwise the call carries the tool but
     names the answer as the one to call."""
+    if not (policy.searches and can_call_tools(model)):
+        return False
     budget = policy.token_budget
     used = max(state["prompt"]["total_tokens"], context_tokens(state["messages"]))
     room = budget is None or used <= budget - RECALL_RESERVE
-    return policy.searches and room and state.get("recalls", 0) <= MAX_RECALLS and can_call_tools(model)
+    return room and state.get("recalls", 0) <= MAX_RECALLS
+
+
+def ask_answer(
+    model: BaseChatModel,
+    schema: type[ActionBase],
+    messages: list[BaseMessage],
+    config: RunnableConfig,
+    policy: ContextPolicy,
+    search: bool,
+    action: str | None = None,
+) -> tuple[JSON, JSON | None, tuple[JSON, ...]]:
+    """One call for an answer of ``schema``: with ``recall`` bound beside it where the policy and a
+    model taking tools in the stable dialect allow (``recall_bound``), else a structured call.
+    The structured result, the search asked (if one) and the tools the call carried (for its bill)."""
+    if model_dialect(model) == "stable" and recall_bound(model, policy):
+        out, asked = ask_with_recall(model, schema, messages, config, search)
+        return out, asked, (RECALL_TOOL,)
+    return structured(model, schema).invoke(messages, config, action=action), None, ()
 
 
 def ask_with_recall(

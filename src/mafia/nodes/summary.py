@@ -31,10 +31,10 @@ from mafia.game.day import to_speeches
 from mafia.game.events import ColdSummary, EventBase, SummaryFallback, dump_event
 from mafia.game.reading import readable
 from mafia.game.state import JSON, GameState, GameUpdate
-from mafia.models.factory import model_settings, resolve_model, states_schema, structured
+from mafia.models.factory import model_dialect, resolve_model, states_schema
 from mafia.nodes.common import parsed_log
 from mafia.nodes.player import raw_text
-from mafia.nodes.recall_step import RECALL_TOOL, ask_with_recall, recall_bound
+from mafia.nodes.recall_step import ask_answer
 from mafia.prompt_pack import last_record, pack_all
 from mafia.runtime import GameContext, ModelLike, game_context
 from mafia.tracing import traced_summary
@@ -79,8 +79,7 @@ def dawn_summary(
         return [], []
     spec, label = summariser_model(ctx)
     model = resolve_model(spec)
-    settings = model_settings(model)
-    dialect = settings.dialect if settings is not None else "stable"
+    dialect = model_dialect(model)
     # The turn's schema, tools and system message: the call shares the turns' cached prefix.
     schema = ACTION_SCHEMAS[ActionKind.SPEAK]
     system = with_schema_note(request.system, schema) if states_schema(model) else request.system
@@ -91,11 +90,7 @@ def dawn_summary(
     reason: str | None = None
     kind: str | None = None
     try:
-        if dialect == "stable" and recall_bound(model, ctx.policy):
-            tools = (RECALL_TOOL,)
-            out, _ = ask_with_recall(model, schema, messages, get_config(), search=False)
-        else:
-            out = structured(model, schema).invoke(messages, get_config(), action=SUMMARY_ACTION)
+        out, _, tools = ask_answer(model, schema, messages, get_config(), ctx.policy, False, SUMMARY_ACTION)
         raw = encodable(raw_text(out.get("raw")))
         text = summary_text(out.get("parsed"))
         if text is None:
