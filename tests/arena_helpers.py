@@ -28,6 +28,36 @@ def logs_of(folder: Path) -> dict[str, bytes]:
     }
 
 
+def _first_at(a: bytes, b: bytes) -> int:
+    """The index of the first byte where two lines differ (the shorter one's length if one begins
+    the other)."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+
+
+def first_difference(got: dict[str, bytes], want: dict[str, bytes]) -> str | None:
+    """Where two arenas' logs (``logs_of``) first differ: the file, the line and both texts of it
+    around the first differing byte, or None where they are the same."""
+    if got.keys() != want.keys():
+        here, there = sorted(got.keys() - want.keys()), sorted(want.keys() - got.keys())
+        return f"files here only: {here}, there only: {there}"
+    for name in sorted(got):
+        ours, theirs = got[name].splitlines(), want[name].splitlines()
+        for number, (a, b) in enumerate(zip(ours, theirs, strict=False), start=1):
+            if a != b:
+                cut = slice(max(0, _first_at(a, b) - 300), _first_at(a, b) + 300)
+                return f"{name} line {number} of {len(ours)}:\n got: {a[cut]!r}\nwant: {b[cut]!r}"
+        if len(ours) != len(theirs):
+            extra = (ours + theirs)[min(len(ours), len(theirs))][:600]
+            return f"{name}: {len(ours)} lines here, {len(theirs)} there; the first extra: {extra!r}"
+    return None
+
+
+def assert_same_logs(got: Path, want: Path) -> None:
+    """The two arena folders hold byte-identical game logs; else the first difference is named."""
+    difference = first_difference(logs_of(got), logs_of(want))
+    assert difference is None, difference
+
+
 def run_stopped(arena: Path, after_bytes: int, run: Callable[..., JSON] = run_arena, **args: Any) -> JSON:
     """``run(**args)`` (an arena, or a tournament) whose games in ``arena`` are stopped (its
     ``stop`` set) as soon as one of them has logged ``after_bytes`` of events; returns its summary."""

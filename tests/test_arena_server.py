@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_sync_client
 
-from arena_helpers import logs_of, run_stopped
+from arena_helpers import assert_same_logs, logs_of, run_stopped
 from langgraph_server import langgraph_dev
 from mafia.arena import run_arena
 from mafia.arena.game import ArenaStopped, GameTally
@@ -75,7 +75,7 @@ def test_a_stopped_arena_resumes_on_the_server(server: str, tmp_path: Path) -> N
     second = run_arena(**{**ARENA, "players": 10}, server=server, out=tmp_path)
     assert second["finished"] == 4 and not second["run"]["unfinished"], (second["run"], second["finished"])
     run_arena(**{**ARENA, "players": 10}, out=tmp_path / "local")
-    assert logs_of(arena) == logs_of(tmp_path / "local" / "arena-srv")
+    assert_same_logs(arena, tmp_path / "local" / "arena-srv")
 
 
 def test_a_server_needs_models_it_can_build(server: str, tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_sync_client
 
-from arena_helpers import logs_of
+from arena_helpers import assert_same_logs, logs_of
 from mafia.arena import run_arena
 from mafia.arena.queued import QUEUE_FILE, cancel, collect
 from mafia.tournament import run_tournament
@@ -51,7 +51,8 @@ def _until(done: Callable[[], bool], what: str, limit_s: float = LIMIT_S) -> Non
 
 
 def _collected(arena: Path, limit_s: float = LIMIT_S, **options: Any) -> None:
-    """Collect the arena's (or tournament's) games until every one has finished (none may stop)."""
+    """Collect the arena's (or tournament's) games until every one has finished (none may stop);
+    ``options`` go to ``collect``."""
 
     def all_written() -> bool:
         progress = collect(arena, **options)
@@ -64,7 +65,7 @@ def _collected(arena: Path, limit_s: float = LIMIT_S, **options: Any) -> None:
 def _same_as_local(arena: Path, out: Path, **ask: Any) -> None:
     local = run_arena(**ask, out=out / "local")
     assert local["finished"] == len(logs_of(arena)) // 2
-    assert logs_of(arena) == logs_of(out / "local" / arena.name)
+    assert_same_logs(arena, out / "local" / arena.name)
 
 
 def _mid_game(arena: Path, games: int) -> Callable[[], bool]:
@@ -102,7 +103,7 @@ def test_a_tournament_queued_on_the_server_logs_and_rates_as_the_local_tournamen
     queued = json.loads((folder / "summary.json").read_text())
     local = run_tournament(**ask, out=tmp_path / "local")
     assert queued["finished"] == local["finished"] == 4
-    assert logs_of(folder) == logs_of(tmp_path / "local" / folder.name)
+    assert_same_logs(folder, tmp_path / "local" / folder.name)
     assert len(logs_of(folder)) == 8
     assert queued["ratings"] == local["ratings"]
 
@@ -156,7 +157,8 @@ def test_a_server_process_killed_mid_arena_leaves_its_games_to_the_other(
     servers: Cluster, tmp_path: Path
 ) -> None:
     ask = {**ARENA, "players": 7, "games": 4, "arena_id": "crash"}  # 8 games
-    run_arena(**ask, server=servers.processes[1].url, queue=True, out=tmp_path)
+    queued_on = servers.processes[1]
+    run_arena(**ask, server=queued_on.url, queue=True, out=tmp_path)
     arena = tmp_path / "arena-crash"
     threads = {str(g["thread"]) for g in json.loads((arena / QUEUE_FILE).read_text())["games"]}
 
@@ -169,10 +171,11 @@ def test_a_server_process_killed_mid_arena_leaves_its_games_to_the_other(
         ]
 
     _until(lambda: bool(playing()), "a server process plays one of the arena's games")
-    doomed = playing()[0]
+    busy = playing()
+    doomed = queued_on if queued_on in busy else busy[0]  # the one queued on, where it plays
     servers.crash(doomed)  # SIGKILL; another process takes its place for the tests after this one
     lost = _runs_of(doomed.log(), STARTED, threads) - _runs_of(doomed.log(), SUCCEEDED, threads)
-    _collected(arena)
+    _collected(arena, server=servers.processes[0].url)  # a survivor: every process holds every game
     swept = set().union(*(_runs_of(p.log(), "Swept stale run") for p in servers.processes))
     assert lost and lost <= swept, f"runs of the killed process never taken up: {lost - swept}"
     _same_as_local(arena, tmp_path, **ask)

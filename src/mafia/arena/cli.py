@@ -292,7 +292,9 @@ def follow_queued(
         raise typer.Exit(code=130) from None
 
 
-def _collect_until_done(console: Console, folder: Path, noun: str, summary: Summary) -> None:
+def _collect_until_done(
+    console: Console, folder: Path, noun: str, summary: Summary, server: str | None = None
+) -> None:
     """Collect the finished games every few seconds, printing where they stand when it changes,
     until every game is finished or stopped."""
     import time
@@ -301,7 +303,7 @@ def _collect_until_done(console: Console, folder: Path, noun: str, summary: Summ
 
     shown = ""
     while True:
-        progress = _queued(collect_games, folder, summary=summary)
+        progress = _queued(collect_games, folder, summary=summary, server=server)
         line = progress.line()
         if line != shown:
             console.print(line, soft_wrap=True)
@@ -333,13 +335,18 @@ def add_queue_commands(app: typer.Typer, noun: str, summary: Summary) -> None:
     """``status``, ``collect`` and ``cancel`` on ``app`` for its games queued on a server
     (``noun``: arena or tournament; ``summary``: what ``collect`` writes once all have finished)."""
     folder_argument = typer.Argument(help=f"The {noun}'s folder (runs/{noun}-<id>).")
+    server_option = typer.Option(
+        "--server",
+        help="Another server process on the same database and Redis, where the one the games were "
+        "queued on is gone (default: that one).",
+    )
 
     @app.command("status")
-    def status(folder: Path = folder_argument) -> None:
+    def status(folder: Path = folder_argument, server: str | None = server_option) -> None:
         """Where the queued games stand on the server, with the time left at their pace."""
         from mafia.arena.queued import collect as collect_games
 
-        progress = _queued(collect_games, folder, write=False)
+        progress = _queued(collect_games, folder, write=False, server=server)
         console = Console(highlight=False)
         console.print(progress.line(), soft_wrap=True)
         for game, why in progress.stopped.items():
@@ -349,6 +356,7 @@ def add_queue_commands(app: typer.Typer, noun: str, summary: Summary) -> None:
     def collect(
         folder: Path = folder_argument,
         wait: Annotated[bool, typer.Option(help="Go on until every game has finished.")] = False,
+        server: str | None = server_option,
     ) -> None:
         """Write the logs and results of the queued games that have finished on the server
         (byte-identical to a local game's); the summary once all have."""
@@ -357,20 +365,20 @@ def add_queue_commands(app: typer.Typer, noun: str, summary: Summary) -> None:
         console = Console(highlight=False)
         if wait:
             try:
-                _collect_until_done(console, folder, noun, summary)
+                _collect_until_done(console, folder, noun, summary, server)
             except KeyboardInterrupt:
                 console.print("Detached: the games go on on the server.")
                 raise typer.Exit(code=130) from None
             return
-        console.print(_queued(collect_games, folder, summary=summary).line(), soft_wrap=True)
+        console.print(_queued(collect_games, folder, summary=summary, server=server).line(), soft_wrap=True)
 
     @app.command("cancel")
-    def cancel(folder: Path = folder_argument) -> None:
+    def cancel(folder: Path = folder_argument, server: str | None = server_option) -> None:
         """Cancel the queued and running games; each stops at its last whole step, and queueing
         again goes on from there."""
         from mafia.arena.queued import cancel as cancel_games
 
-        print(f"Cancelled {_queued(cancel_games, folder)} runs.")
+        print(f"Cancelled {_queued(cancel_games, folder, server=server)} runs.")
 
 
 add_queue_commands(arena_app, "arena", arena_summary)

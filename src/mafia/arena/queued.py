@@ -124,13 +124,25 @@ def arena_summary(folder: Path) -> JSON:
     return {**basic_summary(folder), "metrics": summarize(folder)}
 
 
-def collect(arena_dir: Path, write: bool = True, summary: Callable[[Path], JSON] = arena_summary) -> Progress:
+def _server_games(record: JSON, server: str | None) -> ServerGames:
+    """The queued games' server: ``server`` where given (any process on the same database and
+    Redis holds every game, so another can stand in for one that is gone), else the one they were
+    queued on."""
+    return ServerGames(server or str(record["server"]), str(record["uid"]))
+
+
+def collect(
+    arena_dir: Path,
+    write: bool = True,
+    summary: Callable[[Path], JSON] = arena_summary,
+    server: str | None = None,
+) -> Progress:
     """Where the arena's (or tournament's) queued games stand; with ``write``, the logs and result
     of every game finished on the server and not yet here are written (each at most once: a game's
     folder lock keeps two collectors apart, and a written result.json ends its collection), and
-    ``summary`` of the folder once all have finished."""
+    ``summary`` of the folder once all have finished. ``server``: see ``_server_games``."""
     record = queue_record(arena_dir)
-    games = ServerGames(str(record["server"]), str(record["uid"]))
+    games = _server_games(record, server)
     progress = Progress(total=len(record["games"]))
     for entry in record["games"]:
         folder = arena_dir / "games" / str(entry["game"])
@@ -210,11 +222,11 @@ def _played_s(runs: list[Any]) -> float:
     return (end - start).total_seconds()
 
 
-def cancel(arena_dir: Path) -> int:
+def cancel(arena_dir: Path, server: str | None = None) -> int:
     """Cancel every queued or running run of the arena's games (each stops at its last whole step,
-    to be queued again); returns how many."""
+    to be queued again); returns how many. ``server``: see ``_server_games``."""
     record = queue_record(arena_dir)
-    games = ServerGames(str(record["server"]), str(record["uid"]))
+    games = _server_games(record, server)
     cancelled = 0
     for entry in record["games"]:
         for run in games.client.runs.list(str(entry["thread"]), limit=100):
