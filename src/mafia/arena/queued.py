@@ -19,7 +19,7 @@ from langgraph_sdk.errors import NotFoundError
 
 from mafia.arena.game import GameTally, game_result
 from mafia.arena.metrics import summarize
-from mafia.arena.server import ServerGames, locked, server_context
+from mafia.arena.server import RUN_DURABILITY, ServerGames, locked, server_context
 from mafia.arena.spec import (
     RESULT_FILE,
     SUMMARY_FILE,
@@ -82,6 +82,7 @@ def _queue_one(games: ServerGames, slot: GameSlot, spec: ArenaSpec) -> None:
         input=None if state["values"] else {"setup": spec.setup(slot.seed)},
         context=server_context(slot, spec),
         multitask_strategy="reject",
+        durability=RUN_DURABILITY,
     )
 
 
