@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from langgraph_sdk import get_sync_client
@@ -161,10 +161,6 @@ def test_a_server_process_killed_mid_arena_leaves_its_games_to_the_other(
     run_arena(**ask, server=queued_on.url, queue=True, out=tmp_path)
     arena = tmp_path / "arena-crash"
     threads = {str(g["thread"]) for g in json.loads((arena / QUEUE_FILE).read_text())["games"]}
-    client = get_sync_client(url=queued_on.url)
-    runs = [cast(dict[str, Any], run) for t in threads for run in client.runs.list(t)]
-    kept = {str(run["kwargs"].get("durability")) for run in runs}  # the SDK's Run type omits kwargs
-    assert kept == {"sync"}, f"the games' runs save their steps {kept}, not each before the next"
 
     def playing() -> list[Any]:
         """The server processes in the middle of one of the arena's games."""

@@ -19,7 +19,7 @@ from langgraph_sdk.errors import NotFoundError
 
 from mafia.arena.game import GameTally, game_result
 from mafia.arena.metrics import summarize
-from mafia.arena.server import RUN_DURABILITY, ServerGames, locked, server_context
+from mafia.arena.server import ServerGames, locked, server_context
 from mafia.arena.spec import (
     RESULT_FILE,
     SUMMARY_FILE,
@@ -76,13 +76,14 @@ def _queue_one(games: ServerGames, slot: GameSlot, spec: ArenaSpec) -> None:
     if any(run["status"] in ACTIVE for run in client.runs.list(thread_id, limit=100)):
         return
     games.prepare_folder(slot, spec, resumed=bool(state["values"]))
+    # The server's own durability ("async"): with "sync", a run cancelled while a step's checkpoint
+    # was being written was left with neither a next step nor a winner (2 of 16 cancelled games).
     client.runs.create(
         thread_id,
         "mafia",
         input=None if state["values"] else {"setup": spec.setup(slot.seed)},
         context=server_context(slot, spec),
         multitask_strategy="reject",
-        durability=RUN_DURABILITY,
     )
 
 

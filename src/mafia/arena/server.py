@@ -22,7 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import cast
 
-from langgraph_sdk.schema import Durability, RunCreateMetadata, StreamMode
+from langgraph_sdk.schema import RunCreateMetadata, StreamMode
 
 from mafia.arena.game import GameTally, clear_unstarted, finish
 from mafia.arena.spec import ArenaError, ArenaSpec, GameSlot, model_record, write_json
@@ -36,10 +36,6 @@ RESTREAMS = 2  # new runs for a game whose run ended early without an error
 # The run input's one key (the game setup), read from the graph's input schema.
 (INPUT_KEY,) = InputState.__annotations__
 STREAM_MODES: list[StreamMode] = ["values", "custom"]
-RUN_DURABILITY: Durability = "sync"
-"""A game's runs write each step's checkpoint before the next step starts, as a local game's do
-(the server's default, "async", writes it while the next step runs): a process killed mid-game
-leaves its last whole step saved, and the run taken up again goes on from there."""
 _log = logging.getLogger(__name__)
 
 
@@ -213,7 +209,6 @@ class ServerGames:
             input=start,
             context=server_context(slot, spec),
             stream_mode=STREAM_MODES,
-            durability=RUN_DURABILITY,
             on_disconnect="cancel",
             on_run_created=created,
         )
