@@ -52,10 +52,11 @@ def first_difference(got: dict[str, bytes], want: dict[str, bytes]) -> str | Non
     return None
 
 
-def assert_same_logs(got: Path, want: Path) -> None:
-    """The two arena folders hold byte-identical game logs; else the first difference is named."""
+def assert_same_logs(got: Path, want: Path, context: str = "") -> None:
+    """The two arena folders hold byte-identical game logs; else the first difference is named,
+    with ``context`` (what the caller knows of how the games were played)."""
     difference = first_difference(logs_of(got), logs_of(want))
-    assert difference is None, difference
+    assert difference is None, f"{difference}\n{context}"
 
 
 def run_stopped(arena: Path, after_bytes: int, run: Callable[..., JSON] = run_arena, **args: Any) -> JSON:

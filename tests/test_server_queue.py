@@ -62,10 +62,10 @@ def _collected(arena: Path, limit_s: float = LIMIT_S, **options: Any) -> None:
     _until(all_written, "every game is collected", limit_s)
 
 
-def _same_as_local(arena: Path, out: Path, **ask: Any) -> None:
+def _same_as_local(arena: Path, out: Path, *, context: str = "", **ask: Any) -> None:
     local = run_arena(**ask, out=out / "local")
     assert local["finished"] == len(logs_of(arena)) // 2
-    assert_same_logs(arena, out / "local" / arena.name)
+    assert_same_logs(arena, out / "local" / arena.name, context)
 
 
 def _mid_game(arena: Path, games: int) -> Callable[[], bool]:
@@ -139,7 +139,13 @@ def test_a_client_killed_mid_arena_leaves_the_games_to_finish_and_collect_writes
     assert progress.finished < 12, "every game was over before the client was killed"
     assert not progress.stopped, f"games the server does not hold once the client is gone: {progress.stopped}"
     _collected(arena)
-    ask = {"games": 12, "players": 8, "policies": ["seed-window"], "models": ["house:2"], "arena_id": "gone"}
+    ask: dict[str, Any] = {
+        "games": 12,
+        "players": 8,
+        "policies": ["seed-window"],
+        "models": ["house:2"],
+        "arena_id": "gone",
+    }
     _same_as_local(arena, tmp_path, **ask)
 
 
@@ -178,4 +184,16 @@ def test_a_server_process_killed_mid_arena_leaves_its_games_to_the_other(
     _collected(arena, server=servers.processes[0].url)  # a survivor: every process holds every game
     swept = set().union(*(_runs_of(p.log(), "Swept stale run") for p in servers.processes))
     assert lost and lost <= swept, f"runs of the killed process never taken up: {lost - swept}"
-    _same_as_local(arena, tmp_path, **ask)
+    _same_as_local(arena, tmp_path, context=_taken_up(arena, doomed.log(), lost), **ask)
+
+
+def _taken_up(arena: Path, killed_log: str, lost: set[str]) -> str:
+    """The games whose runs the killed process left unfinished (for a failure's message)."""
+    threads = {
+        line.split("'thread_id': '")[1][:36]
+        for line in killed_log.splitlines()
+        if f"'event': '{STARTED}'" in line and line.split("'run_id': '")[1].split("'")[0] in lost
+    }
+    games = json.loads((arena / QUEUE_FILE).read_text())["games"]
+    playing = sorted(str(g["game"]) for g in games if g["thread"] in threads)
+    return f"games the killed process was playing: {playing}"
