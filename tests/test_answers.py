@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx2  # the HTTP client openai is built on
 import openai
@@ -19,10 +19,12 @@ from pydantic import ValidationError
 from audit import audit
 from fakes import Ask, Recording, ScriptedModel
 from mafia.answers import (
+    Rejection,
     clean_answer,
     constrained_schema,
     rejection_of,
 )
+from mafia.call_records import Attempt
 from mafia.game.actions import ACTION_SCHEMAS, ActionKind, TextLimits
 from mafia.game.events import (
     AnswerKind,
@@ -36,11 +38,13 @@ from mafia.game.events import (
     roles_from_log,
 )
 from mafia.game.rules import Role
+from mafia.game.state import JSON, TurnRequest
 from mafia.graph import build_graph
-from mafia.nodes.player import CHOICE_FIELD, FALLBACK_TEXT, TEXT_FIELD, answer_schema
+from mafia.nodes.player import CHOICE_FIELD, FALLBACK_TEXT, TEXT_FIELD, answer_schema, finish_turn
 from mafia.runner import RECURSION_LIMIT, run_game
 from mafia.runtime import GameContext
 from mafia.views import player_view
+from table_driver import NO_PROMPT, play_table, random_answer
 
 SPEAK_SCHEMA = ACTION_SCHEMAS[ActionKind.SPEAK]
 
@@ -358,3 +362,25 @@ def test_a_bug_in_a_model_adapter_stops_the_game_instead_of_falling_back() -> No
     with pytest.raises(ValueError, match="adapter bug"):
         run_game({"seed": 2}, model=BrokenAdapter(), on_prompt=records.append)
     assert records == []  # no turn was finished on a fallback
+
+
+def test_a_request_checkpointed_without_its_fallback_falls_back_as_its_row_says() -> None:
+    # A person's paused turn checkpointed by a release whose requests carried no fallback: once every
+    # answer is rejected on resume, the turn takes the choice its action's row gives, as a new
+    # request would carry it.
+    requests: list[TurnRequest] = []
+    answer = random_answer(3)
+
+    def watching(request: TurnRequest, prompt: JSON) -> JSON:
+        requests.append(request)
+        return answer(request, prompt)
+
+    play_table({"seed": 3, "players": 9}, watching)
+    assert {r["action"] for r in requests} >= {"speak", "vote", "mafia_round1", "protect"}
+    rejected = Rejection(kind=AnswerKind.SCHEMA, error="not the schema")
+    attempt = cast(Attempt, {"raw": "{}", "error": rejected.error, "kind": rejected.kind.value})
+    for request in requests:
+        saved = cast(TurnRequest, {k: v for k, v in request.items() if k != "fallback"})
+        state: Any = {"request": saved, "answer": None, "prompt": NO_PROMPT}
+        turn = finish_turn(state, None, rejected, [attempt], TextLimits())
+        assert turn["choice"] == request["fallback"], request["id"]

@@ -331,6 +331,14 @@ def text_limit(action: ActionKind, limits: TextLimits) -> int:
     return ACTIONS[action].text_limit(limits)
 
 
+def fallback_of(request: TurnRequest) -> str | None:
+    """The legal choice the table set when asking; a request checkpointed by a release that did
+    not set it (a person's paused turn) gets the one its action's row takes from its options."""
+    if "fallback" in request:
+        return request["fallback"]
+    return ACTIONS[ActionKind(request["action"])].fallback(request["player"], request["options"])
+
+
 def finish_turn(
     state: PlayerTurnState,
     choice: str | None,
@@ -354,7 +362,7 @@ def finish_turn(
     claim: str | None = None
     reasoning = ""
     if rejection is not None:
-        choice = req["fallback"]  # the legal choice the table set when asking
+        choice = fallback_of(req)
         text = FALLBACK_TEXT[action] if text_field else None
         own_events.append(
             dump_event(
