@@ -160,7 +160,11 @@ def collect(
             progress.stopped[str(entry["game"])] = "the server holds no thread of it"
             continue
         values = cast(JSON, state["values"] or {})
-        if values.get("winner") is not None and not state["next"]:
+        # A run still playing may show its game's winner before the state holds the last step's
+        # events and records (measured: a log written then lacked its game_over); only once its
+        # run has ended is the state whole.
+        playing = bool(runs) and runs[0]["status"] in ACTIVE
+        if values.get("winner") is not None and not state["next"] and not playing:
             progress.finished += 1
             if write:
                 _write_game(games, folder, entry, values)
