@@ -163,16 +163,16 @@ def collect(
         # A run still playing may show its game's winner before the state holds the last step's
         # events and records (measured: a log written then lacked its game_over); only once its
         # run has ended is the state whole.
-        playing = bool(runs) and runs[0]["status"] in ACTIVE
-        if values.get("winner") is not None and not state["next"] and not playing:
+        latest = runs[0]["status"] if runs else None
+        if values.get("winner") is not None and not state["next"] and latest not in ACTIVE:
             progress.finished += 1
             if write:
                 _write_game(games, folder, entry, values)
                 progress.collected_now += 1
             continue
-        if not runs:  # nothing on the server will play it: it was never queued there
+        if latest is None:  # nothing on the server will play it: it was never queued there
             progress.stopped[str(entry["game"])] = "no run of it was queued on the server"
-        elif (latest := runs[0]["status"]) == "running":
+        elif latest == "running":
             progress.running += 1
         elif latest == "pending":
             progress.queued += 1
