@@ -55,8 +55,8 @@ STRUCTURED_CACHE_SIZE = 256
 _lock = threading.RLock()  # building a model takes it again for the provider's shared limits
 
 SPEC_HELP = (
-    "use 'house', 'house:SEED' (or 'house-sloppy', 'random-legal', with ':SEED' too), 'openai:MODEL' "
-    "or 'PROVIDER:MODEL' (init_chat_model)"
+    "use 'house', 'house:SEED' (or 'house-sloppy', 'random-legal', 'house-paired', with ':SEED' too), "
+    "'openai:MODEL' or 'PROVIDER:MODEL' (init_chat_model)"
 )
 
 

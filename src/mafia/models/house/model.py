@@ -50,7 +50,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field
 
 from mafia.models.house.decisions import Decision, Knobs, decide
-from mafia.models.house.prompt_reading import PromptView, read_prompt
+from mafia.models.house.prompt_reading import PromptView, moment_text, read_prompt
 from mafia.models.house.recalling import (
     RECALL_TOOL,
     asks_summary,
@@ -83,6 +83,10 @@ class HouseModel(BaseChatModel):
     """Readiness to nominate and vote on thin evidence, make early reads and counterclaim."""
     chaos: float = Field(default=0.0, ge=0.0, le=1.0)
     """Probability of a deliberately illegal or malformed answer (for retry-path tests)."""
+    paired_dice: bool = False
+    """Seed the choices with the decision's moment (``moment_text``: state, seat and task) instead
+    of the whole prompt, so that two context policies that give the model the same reading make the
+    same choice: their arenas then differ by what the policies show, not by the dice."""
     raise_json_errors: bool = True
     """json_schema route with include_raw=True: raise on an invalid answer as ChatOpenAI does."""
 
@@ -98,7 +102,7 @@ class HouseModel(BaseChatModel):
             "aggression": self.aggression,
             "chaos": self.chaos,
             "raise_json_errors": self.raise_json_errors,
-        }
+        } | ({"paired_dice": True} if self.paired_dice else {})
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         params = super()._get_ls_params(stop=stop, **kwargs)
@@ -133,7 +137,12 @@ class HouseModel(BaseChatModel):
         prompt, recalled = conversation(messages)
         text = prompt_text(prompt)  # decisions read the prompt; recall answers only add a fact
         digest = hashlib.sha256(f"{self.seed}\x1f{text}".encode()).digest()
-        rng = random.Random(int.from_bytes(digest[:8], "big"))
+        dice = (
+            hashlib.sha256(f"{self.seed}\x1f{moment_text(text)}".encode()).digest()
+            if self.paired_dice
+            else digest
+        )
+        rng = random.Random(int.from_bytes(dice[:8], "big"))
         view = read_prompt(text)
         knobs = Knobs(skill=self.skill, aggression=self.aggression)
         wild = self._wild_rng(digest)  # None unless this answer is to be a bad one

@@ -124,6 +124,20 @@ def _sections(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def moment_text(text: str) -> str:
+    """The parts of a prompt that name its decision's moment and that no context policy changes:
+    the state, the identity's first two lines (seat, role, persona) and the task. Two policies'
+    prompts at one moment of one game give the same text; a prompt without those sections, itself.
+    """
+    kept: list[str] = []
+    for header, body in _sections(text):
+        if header == a.STATE or header.startswith(a.TASK_PREFIX):
+            kept.append(f"{header}\n{body.strip()}")
+        elif header == a.IDENTITY:
+            kept.append(f"{header}\n" + "\n".join(body.strip().splitlines()[:2]))
+    return "\n".join(kept) if kept else text
+
+
 class _Section(NamedTuple):
     """What one section's lines say (cached: every player's prompt shares the transcript)."""
 
