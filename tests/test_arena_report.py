@@ -120,6 +120,31 @@ def test_the_judge_passes_a_cheaper_faithful_policy_and_fails_the_others(summary
     assert window["passed"] == cheaper
 
 
+def _edit_events(folder: Path, kind: str, field: str) -> None:
+    """The game's first event of ``kind`` with ``field`` reworded."""
+    path = folder / "events.jsonl"
+    events = _lines(path)
+    first = next(e for e in events if e["type"] == kind)
+    first[field] = f"{first[field]} Reworded."
+    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+
+
+def test_paired_games_count_the_seeds_played_move_for_move_alike(arena: Path, tmp_path: Path) -> None:
+    """A copy of the baseline's games with one speech reworded (seed 1) and one thought reworded
+    (seed 2): two of three seeds made the same moves, and all three ended alike; the report says so."""
+    root = tmp_path / "arena"
+    shutil.copytree(arena, root)
+    _copy(root, "full-history", "moved", SEEDS, lambda r: r)
+    _edit_events(root / "games" / "moved" / "house" / "seed-1", "speech", "text")
+    _edit_events(root / "games" / "moved" / "house" / "seed-2", "thought", "reasoning")
+    verdicts = {v["policy"]: v for v in summarize(root)["judge"]["verdicts"]}
+    moved, lean = verdicts["moved"], verdicts["lean"]
+    assert (moved["same_play_seeds"], moved["same_winner_seeds"]) == (2, 3)
+    assert (lean["same_play_seeds"], lean["same_winner_seeds"]) == (3, 3)  # its events are the baseline's
+    text = write_report(root, tmp_path / "out", echo=lambda _: None).read_text(encoding="utf-8")
+    assert "| moved / house | 3 | 2 | 3 |" in text.split("## Paired games", 1)[1]
+
+
 def test_the_report_has_its_plots_and_prints_the_verdict(arena: Path, tmp_path: Path) -> None:
     printed: list[str] = []
     page = write_report(arena, tmp_path / "out", echo=printed.append)

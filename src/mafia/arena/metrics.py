@@ -22,7 +22,7 @@ from mafia.arena.calls import (
 )
 from mafia.arena.context_tools import budget_of, context_tools
 from mafia.arena.logs import GameLog, load_arena, load_game
-from mafia.arena.outcomes import consensus, consensus_rates, game_over, revotes, win_rates
+from mafia.arena.outcomes import consensus, consensus_rates, game_over, play_digest, revotes, win_rates
 from mafia.arena.reads import deduction, fact_presence, grounding_slips
 from mafia.arena.stats import quantile, rate, spread
 
@@ -54,6 +54,7 @@ def game_metrics(game: GameLog) -> JSON:
         "slips": grounding_slips(events, prompts),
         "deduction": deduction(events),
         "context_tools": context_tools(events, prompts, budget_of(game.policy)),
+        "play": play_digest(events),
     }
 
 
@@ -201,6 +202,8 @@ def judge(games: Sequence[JSON], baseline: str = BASELINE, margin: float = MARGI
                 "policy": policy,
                 "model": model,
                 "paired_seeds": len(paired),
+                "same_play_seeds": sum(mine[s]["play"] == base[s]["play"] for s in paired),
+                "same_winner_seeds": sum(mine[s]["winner"] == base[s]["winner"] for s in paired),
                 "fact_presence": ours["share"],
                 "baseline_fact_presence": theirs["share"],
                 "billed_tokens": billed,

@@ -1,14 +1,24 @@
 """What happened in a game, read from its event log (events.jsonl): the winner, the length, the
-revotes and how the Mafia agreed on their kills."""
+revotes, how the Mafia agreed on their kills, and a digest of its moves to pair games by."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mafia.arena.stats import rate, wilson
-from mafia.game.events import EventBase, GameOver, MafiaVote, VoteRound
+from mafia.game.events import (
+    ColdSummary,
+    EventBase,
+    GameOver,
+    MafiaVote,
+    PlayerNote,
+    RunChanged,
+    SummaryFallback,
+    VoteRound,
+)
 from mafia.game.rules import SKIP
 
 JSON = dict[str, Any]
@@ -18,6 +28,21 @@ SIDES = ("town", "mafia", "draw")
 def game_over(events: Sequence[EventBase]) -> GameOver | None:
     """The game's end, if the log reached it."""
     return next((e for e in reversed(events) if isinstance(e, GameOver)), None)
+
+
+# What the players thought and what the context layer wrote for them: no move of the game.
+NOT_MOVES = (PlayerNote, ColdSummary, SummaryFallback, RunChanged)
+
+
+def play_digest(events: Iterable[EventBase]) -> str:
+    """A digest of every move of a game (every event but the players' thoughts and the context's
+    own records): two games with one digest were played alike, word for word and vote for vote."""
+    digest = hashlib.blake2b(digest_size=16)
+    for event in events:
+        if not isinstance(event, NOT_MOVES):
+            digest.update(event.model_dump_json().encode())
+            digest.update(b"\n")
+    return digest.hexdigest()
 
 
 def win_rates(winners: Sequence[str]) -> JSON:

@@ -62,6 +62,22 @@ def verdict_lines(judge: JSON) -> list[str]:
     return lines
 
 
+def same_play_lines(judge: JSON) -> list[str]:
+    """Per policy and model, on the seeds it shares with the baseline: how many games made every
+    move the baseline's game made, and how many ended with the same winner."""
+    base = judge["baseline"]
+    rows = [
+        [
+            f"{v['policy']} / {v['model']}",
+            str(v["paired_seeds"]),
+            str(v.get("same_play_seeds", "-")),
+            str(v.get("same_winner_seeds", "-")),
+        ]
+        for v in judge["verdicts"]
+    ]
+    return table(["policy / model", "paired seeds", f"same moves as {base}", f"same winner as {base}"], rows)
+
+
 def _wins(side: JSON) -> str:
     return f"{pct(side['rate'])} [{pct(side['low'])}, {pct(side['high'])}]"
 
@@ -238,6 +254,19 @@ def render(summary: JSON, images: Mapping[str, str], title: str) -> str:
         "",
         *(f"- {line.removeprefix('Judge: ')}" for line in verdict_lines(summary["judge"])),
     ]
+    if summary["judge"]["verdicts"]:
+        out += [
+            "",
+            "## Paired games",
+            "",
+            "Seeds on which a policy's game made every move its baseline's game made (every event "
+            "but the players' thoughts and the context's own records), and those with the same "
+            "winner. A model whose dice follow every byte of its prompt (`house`) plays differently "
+            "under any change of wording; `house-paired` rolls the same dice at the same moment, so "
+            "its games part only where a policy changed what the model read.",
+            "",
+            *same_play_lines(summary["judge"]),
+        ]
     sections: list[tuple[str, str, Callable[[plots.Groups], list[str]], str | None]] = [
         (
             "Outcomes",
