@@ -13,6 +13,8 @@ def _game(policy: str, seed: int) -> dict[str, object]:
         "seed": seed,
         "tokens": {"billed_tokens": 100.0},
         "facts": {"by_age": {"0": [3, 3]}, "unplaced": 0},
+        "winner": "town",
+        "play": f"moves of seed {seed}",
     }
 
 
@@ -27,3 +29,4 @@ def test_a_paired_arena_still_passes_or_fails() -> None:
     verdict = judge([_game("full-history", 1), _game("seed-window", 1)])
     assert verdict["verdicts"][0]["passed"] is False  # not cheaper than the baseline
     assert "FAIL" in verdict_lines(verdict)[0]
+    assert (verdict["verdicts"][0]["same_play_seeds"], verdict["verdicts"][0]["same_winner_seeds"]) == (1, 1)
