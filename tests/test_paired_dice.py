@@ -8,8 +8,10 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from fact_presence import Built, capture_prompts
+from mafia.arena.outcomes import play_digest
 from mafia.context import build_context
 from mafia.context.policy import POLICIES, policy_by_name
+from mafia.game.events import parse_event
 from mafia.models.factory import build_model
 from mafia.models.house import HouseModel
 from mafia.models.house.prompt_reading import moment_text
@@ -66,3 +68,15 @@ def test_the_paired_variant_is_a_model_spec_with_a_seed() -> None:
     model = build_model("house-paired:5")
     assert isinstance(model, HouseModel) and model.paired_dice and model.seed == 5
     assert not build_model("house:5").paired_dice  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lean_plays_the_default_policys_games_move_for_move_with_paired_dice(seed: int) -> None:
+    """`lean` keeps every fact the house model acts on: with paired dice, its 8-seat games make the
+    default policy's moves (the paired arenas: 100 of 100 seeds at 8 seats)."""
+    games = {
+        name: run_game({"seed": seed, "players": 8}, model="house-paired", policy=policy_by_name(name))
+        for name in ("seed-window", "lean")
+    }
+    moves = {name: play_digest(map(parse_event, final["events"])) for name, final in games.items()}
+    assert moves["lean"] == moves["seed-window"]
