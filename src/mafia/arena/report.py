@@ -70,8 +70,8 @@ def same_play_lines(judge: JSON) -> list[str]:
         [
             f"{v['policy']} / {v['model']}",
             str(v["paired_seeds"]),
-            str(v.get("same_play_seeds", "-")),
-            str(v.get("same_winner_seeds", "-")),
+            str(v["same_play_seeds"]),
+            str(v["same_winner_seeds"]),
         ]
         for v in judge["verdicts"]
     ]
