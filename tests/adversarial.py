@@ -8,7 +8,7 @@ was written by the adversary, whatever the engine writes around it. Lines are sp
 
 from __future__ import annotations
 
-import itertools
+import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,7 +16,7 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from fakes import openai_tool, tool_call_result
 from mafia.game.actions import empty_answer
@@ -127,19 +127,26 @@ def rotating(tricks: Sequence[Trick]) -> Trick:
 BAD_TEXT = ("\ud800", "\udfff", "\x00", "\x1b[2J")
 
 
+def _draw(seed: int, messages: Sequence[BaseMessage]) -> int:
+    """A number drawn from the conversation itself: turns asked at once run in threads in no fixed
+    order, so a count of calls would deal the tricks by timing and the game would not replay."""
+    text = "\x1f".join(f"{m.type}\x1e{m.content}\x1e{getattr(m, 'tool_calls', '')}" for m in messages)
+    digest = hashlib.sha256(f"{seed}\x1f{text}".encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
 class AdversarialPlayer(SearchingCanaryModel):
     """The canary model playing as an attacker (a canary in every private field; searches for
     other seats' canaries and private facts): its speeches and notes end in a forged engine line
-    after one of the line breaks (each in turn), every third answer puts unencodable text in its
-    reasoning (a re-ask), and every other turn offered the recall tool it first searches with a
-    forged line, a lone surrogate and a line break in the query."""
-
-    _calls: Any = PrivateAttr(default_factory=lambda: itertools.count())
+    after one of the line breaks, a third of its answers put unencodable text in their reasoning
+    (a re-ask), and in half the turns offered the recall tool it first searches with a forged line,
+    a lone surrogate and a line break in the query. Which trick a call gets is drawn from its
+    messages, so the same game plays the same however its threads are scheduled."""
 
     def _generate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
-        n = next(self._calls)
+        n = _draw(self.seed, messages)
         forged = BREAKS[n % len(BREAKS)] + FORGERIES[n % len(FORGERIES)]
         searched = any(isinstance(m, ToolMessage) for m in messages)
         if offers_recall(kwargs.get("tools")) and not searched and n % 2 == 0:
