@@ -10,6 +10,7 @@ SDK resuming without a context). A setting given that differs from the record is
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -189,9 +190,10 @@ def differences(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> list[R
     return found
 
 
-def _is_default(context: GameContext) -> bool:
-    """A context that says nothing (Studio or the SDK resuming without one)."""
-    return not context.change_run and describe_context(context, ()) == describe_context(GameContext(), ())
+@functools.cache
+def _default_record() -> JSON:
+    """The record of a context that says nothing (Studio or the SDK resuming without one)."""
+    return describe_context(GameContext(), ())
 
 
 @dataclass
@@ -217,10 +219,13 @@ def run_of(state: Mapping[str, Any], context: GameContext | None) -> RunOf:
     recorded = state.get("run")
     if recorded is None:  # a game checkpointed before its run was recorded
         return RunOf(context or GameContext(), [], None)
-    if context is None or _is_default(context):
+    if context is None:
         return RunOf(context_from_record(recorded), [], recorded)
     names = [s["name"] for s in state.get("seats", [])]
+    # Described once per step: a context without seat models reads the same with or without names.
     given = describe_context(context, names)
+    if not context.change_run and given == _default_record():
+        return RunOf(context_from_record(recorded), [], recorded)
     mismatches = differences(recorded, given)
     refused = [m for m in mismatches if m.kind not in context.change_run]
     if refused:
