@@ -8,7 +8,7 @@ LINT_PATHS := src tests $(wildcard bench)
 SERVER_VENV := .venv-server
 SERVER_STAMP := $(SERVER_VENV)/.installed
 
-.PHONY: test play lint typecheck pytest system-deps bytecode bench clean server-venv serve
+.PHONY: test test-slow play lint typecheck pytest system-deps system-deps-all bytecode bench clean server-venv serve
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,11 +18,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet --no-compile -e '.[dev]'
 	touch $(STAMP)
 
-# Bytecode for the installed packages and the project, compiled here rather than by pip so that
-# it runs beside the type check; later runs find it done. The tests' game processes load it
-# instead of compiling at every start (a machine may set PYTHONDONTWRITEBYTECODE).
+# Bytecode for the installed packages and the project, so that `mafia` starts without compiling
+# (a machine may set PYTHONDONTWRITEBYTECODE); later runs find it done.
 bytecode: $(STAMP)
-	$(BIN)/python -m compileall -q "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" src
+	$(BIN)/python -m compileall -q -j 0 "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" src
 
 # The import layers (pyproject.toml's [tool.importlinter]): game at the bottom, the command line on top.
 lint: $(STAMP)
@@ -33,13 +32,19 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# System packages some tests need (Chromium for the replay page); never fails the run.
+# System packages some tests need, never failing the run: Chromium for the pages' tests, and for
+# the slow rest PostgreSQL and Redis too.
 system-deps:
-	bash scripts/system_deps.sh
+	bash scripts/system_deps.sh chromium
 
-# One pytest worker more than the machine has cores: a good part of the suite waits on the
-# processes, servers and timeouts it tests, and the extra worker keeps the cores busy meanwhile.
-WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
+system-deps-all:
+	bash scripts/system_deps.sh chromium postgresql redis
+
+# One pytest worker per core: the default run is mostly games played in the test process, and a
+# worker more only adds a collection and contention (on two cores: 1.2x the wall time, 1.4x the CPU).
+WORKERS ?= $(shell $(PYTHON) -c 'import os; print(os.cpu_count() or 1)')
+# The slow rest waits on the servers and processes it starts: a worker more keeps the cores busy.
+SLOW_WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 
 # The server extra in an environment of its own (it pins another langgraph-api than the dev extra's
 # `langgraph dev`); never fails the run: the tests that need it are skipped, saying why.
@@ -57,13 +62,24 @@ WORKERS_SERVE ?= 4
 serve: server-venv
 	$(SERVER_VENV)/bin/mafia serve --workers $(WORKERS_SERVE)
 
-pytest: $(STAMP) system-deps bytecode server-venv
-	LANGSMITH_TRACING=false $(BIN)/pytest -q -n $(WORKERS) --dist worksteal
+# Bytecode is written as the tests go (whatever the machine's PYTHONDONTWRITEBYTECODE says): the
+# game processes the tests start then compile each module once, not at every start, and nothing
+# waits for the whole environment to be compiled first.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE LANGSMITH_TRACING=false $(BIN)/pytest -q --dist worksteal
 
-# Everything at once, each line whole among the others': the two environments and the system
-# packages install side by side (mostly waiting on downloads and disk), then the lint, the type
-# check and the bytecode run beside each other, and the type check goes on beside the tests, which
-# leave a core idle now and then. A failure anywhere fails the run.
+pytest: $(STAMP) system-deps
+	$(PYTEST) -n $(WORKERS)
+
+# The rest of the suite (`-m slow`): the whole-system tests (servers on Postgres and Redis,
+# `langgraph dev`, killed and interrupted processes, every bench's quick mode) and the remainder
+# of each sampled sweep. CI runs it after `make test`.
+SLOW := slow and not live and not local_model and not semantic
+test-slow: $(STAMP) system-deps-all server-venv
+	$(PYTEST) -n $(SLOW_WORKERS) -m '$(SLOW)'
+
+# Everything at once, each line whole among the others': the environment and the system packages
+# install side by side (mostly waiting on downloads and disk), then the lint, the type check and
+# the tests run beside each other. A failure anywhere fails the run.
 test:
 	$(MAKE) --no-print-directory -j4 --output-sync=line lint typecheck pytest
 

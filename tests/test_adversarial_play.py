@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from adversarial import TRICKS, AdversarialPlayer, SpoilingSummariser, forged_line_starts, rotating
+from fakes import SAMPLED_POLICIES
 from mafia.context.policy import POLICIES, ContextPolicy
 from mafia.runner import run_game
 
@@ -39,7 +40,14 @@ def forged_in(records: list[dict[str, Any]]) -> int:
     return sum(forged_line_starts(t) for t in texts)
 
 
-@pytest.mark.parametrize("policy", list(POLICIES.values()), ids=list(POLICIES))
+# The policies that search, summarise or trim by default (SAMPLED_POLICIES); the rest with -m slow.
+POLICY_PARAMS = [
+    pytest.param(p, id=name, marks=() if name in SAMPLED_POLICIES else pytest.mark.slow)
+    for name, p in POLICIES.items()
+]
+
+
+@pytest.mark.parametrize("policy", POLICY_PARAMS)
 def test_adversarial_players_and_summariser_forge_nothing_and_crash_nothing(policy: ContextPolicy) -> None:
     state, records = play(policy, 7, 2)
     assert state["winner"] is not None

@@ -161,6 +161,7 @@ def test_a_stop_request_ends_every_game_at_a_step_and_the_arena_resumes(tmp_path
     assert logs_of(arena) == logs_of(tmp_path / "clean" / "arena-stop")
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -> None:
     args = [
         "arena",

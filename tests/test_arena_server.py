@@ -47,6 +47,7 @@ def _interval(run: Mapping[str, Any]) -> tuple[datetime, datetime]:
     return datetime.fromisoformat(run["created_at"]), datetime.fromisoformat(run["updated_at"])
 
 
+@pytest.mark.slow
 def test_four_games_at_once_on_a_server_log_as_local_runs(server: str, tmp_path: Path) -> None:
     summary = run_arena(**ARENA, server=server, out=tmp_path / "server")
     assert summary["finished"] == 4 and summary["run"]["server"] == server
@@ -67,6 +68,7 @@ def test_four_games_at_once_on_a_server_log_as_local_runs(server: str, tmp_path:
     assert max(start for start, _ in runs) < min(end for _, end in runs)  # all four ran at once
 
 
+@pytest.mark.slow
 def test_a_stopped_arena_resumes_on_the_server(server: str, tmp_path: Path) -> None:
     arena = tmp_path / "arena-srv"
     first = run_stopped(arena, 1500, **{**ARENA, "players": 10}, server=server, out=tmp_path)
@@ -78,6 +80,7 @@ def test_a_stopped_arena_resumes_on_the_server(server: str, tmp_path: Path) -> N
     assert_same_logs(arena, tmp_path / "local" / "arena-srv")
 
 
+@pytest.mark.slow
 def test_a_server_needs_models_it_can_build(server: str, tmp_path: Path) -> None:
     from mafia.models.house import HouseModel
 

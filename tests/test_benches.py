@@ -13,6 +13,9 @@ from typing import Any
 
 import pytest
 
+# Whole-system tests: run with `make test-slow` (and in CI), not by `make test`.
+pytestmark = pytest.mark.slow
+
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 SCRIPTS = sorted(p.name for p in BENCH.glob("*.py") if p.name != "benchlib.py")
 DRIVER = Path(__file__).resolve().with_name("bench_driver.py")

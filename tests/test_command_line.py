@@ -89,6 +89,7 @@ def test_help_version_and_a_refused_argument_start_without_the_engine() -> None:
     assert report["loaded"] == []
 
 
+@pytest.mark.slow
 def test_a_provider_stop_is_on_stderr_and_its_hint_runs_as_printed(tmp_path: Path) -> None:
     env = {**ENV, "OPENAI_API_KEY": "unused", "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"}
     args = ["play", "--seed", "3", "--quiet", "--seat-model", "4=openai:x", "--out", "runs"]

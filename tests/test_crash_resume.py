@@ -111,12 +111,13 @@ def crash_and_resume(
     return hits
 
 
-# (seed, players, seconds per model call, kills): full speed killed once, a slow model killed twice;
-# the other two pairings with -m slow.
-DEFAULT_GAMES = [(3, 5, 0.0, 1), (6, 6, 0.004, 2)]
+# (seed, players, seconds per model call, kills): full speed killed once by default; a slow model
+# killed twice and the other pairings with -m slow.
+DEFAULT_GAMES = [(3, 5, 0.0, 1)]
 SLOW_GAMES = [
     (seed, players, delay, kills)
     for seed, players, delay, kills in (
+        (6, 6, 0.004, 2),
         (4, 6, 0.0, 2),
         (5, 5, 0.004, 1),
         *((s, 5 + s % 4, 0.0, 1 + s % 3) for s in range(10, 20)),

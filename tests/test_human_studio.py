@@ -12,6 +12,9 @@ from langgraph_sdk import get_sync_client
 
 from langgraph_server import answer_people, langgraph_dev, thread_values
 
+# Whole-system tests: run with `make test-slow` (and in CI), not by `make test`.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pytest
 
 MAFIA = str(Path(sys.executable).parent / "mafia")
 # Every prompt the terminal seat writes, and the end of the game.
@@ -80,6 +81,7 @@ def check_played_to_the_end(child: pexpect.spawn, turns: list[str], run: Path) -
     assert all(r["fallback"] is False and r["billed_tokens"] == 0 for r in mine)
 
 
+@pytest.mark.slow
 def test_a_person_plays_to_the_end_and_ctrl_c_or_end_of_input_stop_and_resume_alike(tmp_path: Path) -> None:
     """A person plays a seat straight to the end; the same game stopped twice at the person's
     prompt and resumed ends with logs byte-identical to it."""

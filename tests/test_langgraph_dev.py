@@ -13,6 +13,9 @@ from langgraph_server import langgraph_dev, thread_values
 from mafia.graph import graph
 from test_graph_edges import sweep
 
+# Whole-system tests: run with `make test-slow` (and in CI), not by `make test`.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

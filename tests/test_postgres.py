@@ -39,6 +39,7 @@ def stored_checkpoints(dsn: str, thread: str) -> int:
     return int(row[0]) if row else 0
 
 
+@pytest.mark.slow
 def test_a_game_killed_mid_game_resumes_from_postgres_to_identical_logs(pg: PgServer, tmp_path: Path) -> None:
     dsn = pg.database()
     assert crash_and_resume(tmp_path, 3, 5, 0.0, 1, {DSN_ENV: dsn}) == 1, "the kill did not hit the game"
@@ -73,7 +74,7 @@ def test_play_runs_and_resume_keep_their_checkpoints_in_postgres(
     assert again.exit_code == 0 and "--checkpoint-dsn" not in again.output, "the environment's is not printed"
     listed = runner.invoke(app, ["runs", "--out", str(tmp_path)])
     assert listed.exit_code == 0, listed.output
-    states = [line.split("  ")[:2] for line in listed.output.splitlines()]
+    states = [line.split("  ")[:2] for line in listed.output.splitlines() if not line.startswith(" ")]
     assert [thread for thread, _ in states] == ["game-7p-seed1", "game-7p-seed1-2"]
     assert all(state.startswith("finished") for _, state in states)
     log = (tmp_path / "game-7p-seed1-2" / "events.jsonl").read_bytes()

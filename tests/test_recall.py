@@ -100,7 +100,10 @@ def canary_game(seed: int, players: int) -> list[EventBase]:
     return [parse_event(e) for e in state["events"]]
 
 
-@pytest.mark.parametrize(("seed", "players"), [(21, 7), (22, 12)])
+@pytest.mark.parametrize(
+    ("seed", "players"),
+    [(21, 7), pytest.param(22, 12, marks=pytest.mark.slow)],  # 12 seats: -m slow
+)
 def test_recall_never_returns_what_its_player_may_not_see(seed: int, players: int) -> None:
     events = canary_game(seed, players)
     roles = {e.player: e.role for e in events if isinstance(e, RoleAssigned)}
@@ -269,6 +272,7 @@ def test_layered_keeps_every_call_within_its_token_budget() -> None:
     assert not any("left to recall" in note for _, r in usual for note in r["trimmed"])
 
 
+@pytest.mark.slow
 def test_layered_keeps_a_sixteen_seat_stalemate_within_its_token_budget() -> None:
     # Sixteen seats where every vote ties and no one dies: more ballots each day than any prompt of
     # 1,500 tokens holds over twelve days. Every call still fits: the facts are written shorter,

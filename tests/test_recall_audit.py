@@ -19,7 +19,7 @@ import pytest
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.outputs import ChatResult
 
-from fakes import read_ask, tool_call_result
+from fakes import SAMPLED_POLICIES, read_ask, tool_call_result
 from mafia.context.policy import POLICIES, ContextPolicy
 from mafia.context.recall import documents
 from mafia.context.record import read_view
@@ -122,10 +122,14 @@ def audit_game(seed: int, players: int, policy: ContextPolicy) -> tuple[list[str
     return problems, len(recall_answers(records)), summaries
 
 
-# The 7-seat games run by default; the 12-seat ones with the slow tests.
+# The 7-seat games of the policies that search, summarise or trim run by default; the plain
+# windows' and the 12-seat ones with the slow tests.
 CASES = [
     pytest.param(
-        policy, players, marks=[pytest.mark.slow] if players > 7 else [], id=f"{policy.name}-{players}"
+        policy,
+        players,
+        marks=[] if players == 7 and policy.name in SAMPLED_POLICIES else [pytest.mark.slow],
+        id=f"{policy.name}-{players}",
     )
     for players in SEATS
     for policy in POLICY_CASES

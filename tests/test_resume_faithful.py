@@ -349,6 +349,7 @@ def _wait_until(done: Any, what: str) -> None:
     raise AssertionError(f"never happened: {what}")
 
 
+@pytest.mark.slow
 def test_sdk_resume_keeps_the_run_after_a_provider_stop_a_cancel_and_a_server_sigkill(tmp_path: Path) -> None:
     """Through the SDK on one ``langgraph dev`` data folder, resumed with no context each time: a
     run its provider stopped (thread ``stopped``), and a run cancelled mid-call (the SDK's Ctrl-C)

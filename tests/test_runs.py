@@ -53,8 +53,7 @@ def test_logs_do_not_depend_on_the_process_hash_seed(tmp_path: Path) -> None:
         "import sys\n"
         "from mafia.models.house import HouseModel\n"
         "from mafia.runner import run_game\n"
-        "for players, seed in ((12, 4), (16, 5)):\n"
-        "    run_game({'seed': seed, 'players': players}, model=HouseModel(seed=seed), out_dir=sys.argv[1])\n"
+        "run_game({'seed': 4, 'players': 12}, model=HouseModel(seed=4), out_dir=sys.argv[1])\n"
     )
     procs = [  # at once: neither depends on the other
         subprocess.Popen(
@@ -64,10 +63,9 @@ def test_logs_do_not_depend_on_the_process_hash_seed(tmp_path: Path) -> None:
         for hash_seed in ("1", "2")
     ]
     assert [p.wait() for p in procs] == [0, 0]
-    for game in ("game-12p-seed4", "game-16p-seed5"):
-        for name in ("events.jsonl", "prompts.jsonl"):
-            first = (tmp_path / "1" / game / name).read_bytes()
-            assert first and first == (tmp_path / "2" / game / name).read_bytes(), f"{game}/{name}"
+    for name in ("events.jsonl", "prompts.jsonl"):
+        first = (tmp_path / "1" / "game-12p-seed4" / name).read_bytes()
+        assert first and first == (tmp_path / "2" / "game-12p-seed4" / name).read_bytes(), name
 
 
 def test_logs_are_written_as_the_game_goes(tmp_path: Path) -> None:
@@ -236,6 +234,7 @@ def test_a_failed_run_leaves_earlier_logs_intact(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game-7p-seed3", "game-7p-seed3-2"]
 
 
+@pytest.mark.slow
 def test_simultaneous_runs_of_one_game_write_separate_folders(tmp_path: Path) -> None:
     run_game({"seed": 4, "players": 6}, model=HouseModel(seed=4), out_dir=tmp_path / "reference")
     expected = logs_of(tmp_path / "reference" / "game-6p-seed4")

@@ -26,7 +26,10 @@ from mafia.tournament.run import tournament_summary
 from server_cluster import Cluster, cluster, unavailable
 
 WHY = unavailable()
-pytestmark = pytest.mark.skipif(WHY is not None, reason=f"no Postgres + Redis server here: {WHY}")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(WHY is not None, reason=f"no Postgres + Redis server here: {WHY}"),
+]
 
 ARENA: dict[str, Any] = {"players": 5, "policies": ["full-history", "seed-window"], "models": ["house:2"]}
 STARTED, SUCCEEDED = "Starting background run", "Background run succeeded"

@@ -116,6 +116,7 @@ def _events(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_a_resumed_tournament_equals_an_uninterrupted_one(tmp_path: Path) -> None:
     args: dict[str, Any] = {"games": 6, "models": THREE, "players": 8, "concurrency": 3, "tournament_id": "t"}
     stopped = tmp_path / "stopped" / "tournament-t"
@@ -129,6 +130,7 @@ def test_a_resumed_tournament_equals_an_uninterrupted_one(tmp_path: Path) -> Non
     assert second["costs"] == clean["costs"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -> None:
     args = ["tournament", "--model", "house", "--model", "random-legal", "--games", "2", "--players", "10"]
     args += ["--concurrency", "2", "--out", str(tmp_path), "--quiet"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena_helpers import logs_of
 from langgraph_server import langgraph_dev
 from mafia.tournament import run_tournament
@@ -17,6 +19,9 @@ TOURNAMENT: dict[str, Any] = {
     "concurrency": 4,
     "tournament_id": "srv",
 }
+
+# A whole-system test: run with `make test-slow` (and in CI), not by `make test`.
+pytestmark = pytest.mark.slow
 
 
 def test_a_tournament_on_a_server_logs_and_rates_as_a_local_one(tmp_path: Path) -> None:

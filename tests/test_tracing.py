@@ -58,7 +58,9 @@ def test_the_key_check_finds_a_planted_key() -> None:
     assert leaked([b'{"a": 1}', b'{"note": "' + API_KEY.encode() + b'"}'], API_KEY) == [1]
 
 
-@pytest.mark.parametrize("compression", [True, False], ids=["zstd", "plain-multipart"])
+@pytest.mark.parametrize(
+    "compression", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["zstd", "plain-multipart"]
+)
 def test_a_game_is_one_readable_tree(tmp_path: Path, compression: bool) -> None:
     with langsmith_endpoint(compression=compression) as endpoint:
         folder = play(endpoint, tmp_path, "--players", "7", "--seed", "3")
@@ -116,6 +118,7 @@ def test_a_game_is_one_readable_tree(tmp_path: Path, compression: bool) -> None:
 NIGHT = ("night_zero", "mafia_round1", "mafia_round2", "night_kill", "protect", "investigate")
 
 
+@pytest.mark.slow
 def test_a_sixteen_seat_game_uploads_little(tmp_path: Path) -> None:
     with langsmith_endpoint() as endpoint:
         folder = play(endpoint, tmp_path, "--players", "16", "--seed", "3")
