@@ -8,7 +8,7 @@ LINT_PATHS := src tests $(wildcard bench)
 SERVER_VENV := .venv-server
 SERVER_STAMP := $(SERVER_VENV)/.installed
 
-.PHONY: test test-slow play lint typecheck pytest system-deps system-deps-all bytecode bench clean server-venv serve
+.PHONY: test test-slow play lint typecheck pytest system-deps bytecode bench clean server-venv serve
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,13 +32,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# System packages some tests need, never failing the run: Chromium for the pages' tests, and for
-# the slow rest PostgreSQL and Redis too.
+# System packages the slow tests need (Chromium, PostgreSQL, Redis); never fails the run.
 system-deps:
-	bash scripts/system_deps.sh chromium
-
-system-deps-all:
-	bash scripts/system_deps.sh chromium postgresql redis
+	bash scripts/system_deps.sh
 
 # One pytest worker per core: the default run is mostly games played in the test process, and a
 # worker more only adds a collection and contention (on two cores: 1.2x the wall time, 1.4x the CPU).
@@ -67,19 +63,19 @@ serve: server-venv
 # waits for the whole environment to be compiled first.
 PYTEST := env -u PYTHONDONTWRITEBYTECODE LANGSMITH_TRACING=false $(BIN)/pytest -q --dist worksteal
 
-pytest: $(STAMP) system-deps
+pytest: $(STAMP)
 	$(PYTEST) -n $(WORKERS)
 
-# The rest of the suite (`-m slow`): the whole-system tests (servers on Postgres and Redis,
-# `langgraph dev`, killed and interrupted processes, every bench's quick mode) and the remainder
-# of each sampled sweep. CI runs it after `make test`.
+# The rest of the suite (`-m slow`): the tests that start processes, servers or a browser (servers
+# on Postgres and Redis, `langgraph dev`, the installed command, games killed or interrupted, a
+# person's terminal, traced games, the pages in Chromium, every bench's quick mode) and the
+# remainder of each sampled sweep. CI runs it after `make test`.
 SLOW := slow and not live and not local_model and not semantic
-test-slow: $(STAMP) system-deps-all server-venv
+test-slow: $(STAMP) system-deps server-venv
 	$(PYTEST) -n $(SLOW_WORKERS) -m '$(SLOW)'
 
-# Everything at once, each line whole among the others': the environment and the system packages
-# install side by side (mostly waiting on downloads and disk), then the lint, the type check and
-# the tests run beside each other. A failure anywhere fails the run.
+# Everything at once, each line whole among the others': once the environment is installed, the
+# lint, the type check and the tests run beside each other. A failure anywhere fails the run.
 test:
 	$(MAKE) --no-print-directory -j4 --output-sync=line lint typecheck pytest
 

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # System packages some tests need, installed from Debian's packages where they are missing.
 # Quiet and non-interactive; it never fails the run: a test whose package cannot be had is
-# skipped and says why. Each part of the project adds its packages below; `system_deps.sh PART...`
-# installs only the parts named (chromium, postgresql, redis).
+# skipped and says why. Each part of the project adds its packages below.
 set -u
 
 # Whether every command named is on PATH.
@@ -40,25 +39,16 @@ apt_install() {
     fi
 }
 
-# wanted PART: whether PART (chromium, postgresql, redis) was asked for (every part when none was).
-wanted() {
-    local part
-    for part in "${PARTS[@]}"; do [ "$part" = "$1" ] && return 0; done
-    return 1
-}
-PARTS=("$@")
-[ "${#PARTS[@]}" -eq 0 ] && PARTS=(chromium postgresql redis)
-
 # Replays: the HTML page is checked in headless Chromium.
-if wanted chromium && ! have chromium; then apt_install chromium; fi
+have chromium || apt_install chromium
 
 # PostgreSQL server binaries (initdb, pg_ctl) for the checkpointer tests (tests/test_postgres.py).
 # Debian keeps them under /usr/lib/postgresql/<version>/bin, off PATH.
-if wanted postgresql && ! have initdb pg_ctl && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+if ! have initdb pg_ctl && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     apt_install postgresql
 fi
 
 # Redis for the LangGraph server's streams and heartbeats (mafia serve; tests/test_server_queue.py).
-if wanted redis && ! have redis-server; then apt_install redis-server; fi
+have redis-server || apt_install redis-server
 
 exit 0

@@ -416,6 +416,7 @@ def test_the_table_holds_at_least_thirty_distinct_cases() -> None:
         (["play", "--seat-model", "8=house"], r"names no seat"),
     ],
 )
+@pytest.mark.slow
 def test_the_installed_command_prints_one_line_too(tmp_path: Path, args: list[str], pattern: str) -> None:
     mafia = Path(sys.executable).parent / "mafia"
     env = {**os.environ, "LANGSMITH_TRACING": "false"}

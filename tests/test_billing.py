@@ -257,6 +257,7 @@ def test_a_per_call_json_schema_copy_is_counted_as_sent() -> None:
     assert schema_text(schema) != schema_text(Answer)
 
 
+@pytest.mark.slow
 def test_a_house_game_starts_without_the_openai_client_or_the_ranking_library() -> None:
     """A game billed on its own schema classes, under a policy without recall, loads neither the
     OpenAI client (with or without langchain-openai) nor bm25s with numpy: a third and a tenth of a

@@ -64,6 +64,7 @@ STARTS = {
 }
 
 
+@pytest.mark.slow
 def test_help_version_and_a_refused_argument_start_without_the_engine() -> None:
     """Every command's help, the version and a bad argument, in one fresh interpreter: each says
     what it should, and none of them loaded the engine."""
@@ -114,6 +115,7 @@ def test_a_provider_stop_is_on_stderr_and_its_hint_runs_as_printed(tmp_path: Pat
     assert "the game stopped" in again.stderr and "ConnectionError" in again.stderr
 
 
+@pytest.mark.slow
 def test_a_full_disk_at_stdout_is_one_line(tmp_path: Path) -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run(

@@ -129,6 +129,7 @@ SLOW_GAMES = [
 
 
 @pytest.mark.parametrize(("seed", "players", "delay", "kills"), DEFAULT_GAMES)
+@pytest.mark.slow
 def test_killed_games_resume_to_identical_logs(
     tmp_path: Path, seed: int, players: int, delay: float, kills: int
 ) -> None:

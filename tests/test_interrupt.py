@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from openai_server import openai_server, task_of
 
 # Decisions taken in simultaneous steps: held requests there leave worker threads blocked on HTTP.
@@ -18,6 +20,7 @@ SIMULTANEOUS = {"VOTE", "REVOTE", "PROTECT", "INVESTIGATE", "MAFIA_ROUND2"}
 EXIT_BOUND = 30.0
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_with_requests_in_flight(tmp_path: Path) -> None:
     with openai_server(hang=lambda body: task_of(body) in SIMULTANEOUS) as server:
         game = tmp_path / "game.toml"

@@ -127,6 +127,7 @@ def _mypy(files: list[Path]) -> str:
     return run.stdout + run.stderr
 
 
+@pytest.mark.slow
 def test_a_misspelt_step_fails_mypy(tmp_path: Path) -> None:
     """The rules that name the step after Round 1 and a router, each copied as is (clean) and with
     one step misspelt."""
@@ -166,6 +167,7 @@ def _lint_imports(src: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_the_layers_contract_fails_on_an_upward_import(tmp_path: Path) -> None:
     """The package as it is keeps the contracts; with one module of the game importing the player
     subgraph, the layers contract breaks and names the import."""
@@ -179,6 +181,7 @@ def test_the_layers_contract_fails_on_an_upward_import(tmp_path: Path) -> None:
     assert "mafia.game.rules -> mafia.nodes.player" in broken.stdout, broken.stdout
 
 
+@pytest.mark.slow
 def test_the_graph_and_runner_load_without_the_command_line() -> None:
     code = (
         "import sys, mafia.runner, mafia.tracing, mafia.game.protocol; "

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from cdp import Browser, chromium_or_skip
@@ -23,6 +24,7 @@ VISIBLE_PRIVATE = "[...document.querySelectorAll('.private')].filter(e => e.chec
 NIGHT_ZERO_TEXT = "document.getElementById('night-0').innerText"  # innerText leaves out what is hidden
 
 
+@pytest.mark.slow
 def test_the_page_renders_and_its_switch_hides_private_actions(tmp_path: Path) -> None:
     chromium = chromium_or_skip()
     run_game({"seed": 8, "players": 7}, model=HouseModel(seed=8), out_dir=tmp_path / "runs")
@@ -79,6 +81,7 @@ def _wait_for(browser: Browser, expression: str, seconds: float = 60.0) -> Any:
     raise AssertionError(f"{expression} stayed false for {seconds} s")
 
 
+@pytest.mark.slow
 def test_the_playback_reveals_the_game_event_by_event_from_the_keyboard(tmp_path: Path) -> None:
     chromium = chromium_or_skip()
     run_game({"seed": 8, "players": 7}, model=HouseModel(seed=8), out_dir=tmp_path / "runs")

@@ -151,6 +151,7 @@ def test_cli_keeps_a_person_at_the_table_after_the_input_ends(tmp_path: Path) ->
     assert "Player 3" in again.output
 
 
+@pytest.mark.slow
 def test_cli_keeps_the_run_after_a_sigkill_at_a_persons_turn(tmp_path: Path) -> None:
     """``mafia play`` killed with SIGKILL while it waits on the person at seat 3; ``mafia resume``
     with nothing but the run id asks that person again, with the run's policy and models."""

@@ -47,6 +47,7 @@ def test_same_seed_gives_byte_identical_logs(tmp_path: Path, players: int, seed:
         assert first == second, name
 
 
+@pytest.mark.slow
 def test_logs_do_not_depend_on_the_process_hash_seed(tmp_path: Path) -> None:
     """Separate processes (as separate runs of ``mafia play`` are) with different string hashing."""
     script = (

@@ -151,6 +151,7 @@ def test_an_external_url_in_the_page_is_caught() -> None:
         assert EXTERNAL.search(planted) is not None, planted
 
 
+@pytest.mark.slow
 def test_the_page_opens_in_chromium_without_a_request_and_links_its_replays(
     tournament: dict[str, Any], tmp_path: Path
 ) -> None:

@@ -58,9 +58,8 @@ def test_the_key_check_finds_a_planted_key() -> None:
     assert leaked([b'{"a": 1}', b'{"note": "' + API_KEY.encode() + b'"}'], API_KEY) == [1]
 
 
-@pytest.mark.parametrize(
-    "compression", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["zstd", "plain-multipart"]
-)
+@pytest.mark.parametrize("compression", [True, False], ids=["zstd", "plain-multipart"])
+@pytest.mark.slow
 def test_a_game_is_one_readable_tree(tmp_path: Path, compression: bool) -> None:
     with langsmith_endpoint(compression=compression) as endpoint:
         folder = play(endpoint, tmp_path, "--players", "7", "--seed", "3")
@@ -128,6 +127,7 @@ def test_a_sixteen_seat_game_uploads_little(tmp_path: Path) -> None:
     assert len(lines(folder / "prompts.jsonl")) + 1 < len(endpoint.runs())
 
 
+@pytest.mark.slow
 def test_graph_detail_names_turns_and_keeps_the_log_out_of_inputs(tmp_path: Path) -> None:
     with langsmith_endpoint() as endpoint:
         folder = play(endpoint, tmp_path, "--players", "5", "--seed", "2", detail="graph")
@@ -183,6 +183,7 @@ def test_turn_names() -> None:
     assert named("night_zero", 0) == "Night 0 · night_zero · Ann"
 
 
+@pytest.mark.slow
 def test_summaries_and_recall_searches_are_runs_of_their_own(tmp_path: Path) -> None:
     # A rolling-summary game: each summary the summariser wrote at a dawn is a run of that day.
     with langsmith_endpoint() as endpoint:
