@@ -204,11 +204,6 @@ class Searcher(ScriptedModel):
         return super()._generate(messages, *args, **kwargs)
 
 
-# The policies the default run plays in its per-policy audits (they search, summarise or trim);
-# the plain windows' games of those audits run with -m slow.
-SAMPLED_POLICIES = ("seed-window", "rolling-summary", "layered", "lean")
-
-
 def table_size(seed: int) -> int:
     """Seats of the seeded game ``seed`` in the many-game runs: every size from 5 to 16 in turn."""
     return 5 + seed % 12

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from adversarial import TRICKS, AdversarialPlayer, SpoilingSummariser, forged_line_starts, rotating
-from fakes import SAMPLED_POLICIES
 from mafia.context.policy import POLICIES, ContextPolicy
 from mafia.runner import run_game
+from sampling import SAMPLED_POLICIES, sample
 
 
 def play(policy: ContextPolicy, players: int, seed: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -41,10 +41,7 @@ def forged_in(records: list[dict[str, Any]]) -> int:
 
 
 # The policies that search, summarise or trim by default (SAMPLED_POLICIES); the rest with -m slow.
-POLICY_PARAMS = [
-    pytest.param(p, id=name, marks=() if name in SAMPLED_POLICIES else pytest.mark.slow)
-    for name, p in POLICIES.items()
-]
+POLICY_PARAMS = [sample(p, id=name, kept=name in SAMPLED_POLICIES) for name, p in POLICIES.items()]
 
 
 @pytest.mark.parametrize("policy", POLICY_PARAMS)

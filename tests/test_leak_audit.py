@@ -31,6 +31,7 @@ from mafia.game.rules import Role
 from mafia.game.state import TurnRequest
 from mafia.models.house import HouseModel
 from mafia.runner import run_game
+from sampling import sampled
 from table_driver import play_table
 
 CANARY = re.compile(r"CANARY\d{7}X")
@@ -168,11 +169,6 @@ def _audit_table_game(seed: int, players: int, **setup: Any) -> tuple[list[str],
 GAMES = [(seed, table_size(seed)) for seed in range(200)]
 GRAPH_SAMPLE = GAMES[::13]
 CHUNKS = 10  # short tests, so both workers stay busy to the end of the run
-
-
-def sampled(chunks: int, default: int) -> list[Any]:
-    """The chunks of a sweep: the first ``default`` in the default run, the rest under ``-m slow``."""
-    return [pytest.param(c, marks=() if c < default else pytest.mark.slow) for c in range(chunks)]
 
 
 # The first chunk (12 games, every table size once) in the default run; the other 188 games, in

@@ -16,6 +16,7 @@ import pytest
 from audit import audit
 from mafia.game.events import GameOver, parse_event
 from mafia.game.protocol import STEPS
+from sampling import sampled
 from table_driver import sweep_setup
 from table_paths import RARE, rare_paths
 from test_table_driver import graph_game, table_game
@@ -31,7 +32,7 @@ GROUPS = [
     *(COVERING[i::3] for i in range(3)),
     *(sorted({*GRAPH_SEEDS} - {*COVERING})[i::2] for i in range(2)),
 ]
-CHUNK_PARAMS = [pytest.param(i, marks=() if i < 1 else pytest.mark.slow) for i in range(CHUNKS)]
+CHUNK_PARAMS = sampled(CHUNKS, 1)
 
 
 @pytest.mark.parametrize("chunk", CHUNK_PARAMS)

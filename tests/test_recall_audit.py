@@ -19,7 +19,7 @@ import pytest
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.outputs import ChatResult
 
-from fakes import SAMPLED_POLICIES, read_ask, tool_call_result
+from fakes import read_ask, tool_call_result
 from mafia.context.policy import POLICIES, ContextPolicy
 from mafia.context.recall import documents
 from mafia.context.record import read_view
@@ -30,6 +30,7 @@ from mafia.models.house.recalling import RECALL_TOOL, offers_recall
 from mafia.prompts.anchors import IDENTITY_LINE
 from mafia.runner import run_game
 from mafia.views import player_view
+from sampling import SAMPLED_POLICIES, sample
 from test_leak_audit import CanaryHouseModel, Plant, audit_records
 
 # What a seat asks for besides the canaries: other seats' night results, protections and the
@@ -125,10 +126,10 @@ def audit_game(seed: int, players: int, policy: ContextPolicy) -> tuple[list[str
 # The 7-seat games of the policies that search, summarise or trim run by default; the plain
 # windows' and the 12-seat ones with the slow tests.
 CASES = [
-    pytest.param(
+    sample(
         policy,
         players,
-        marks=[] if players == 7 and policy.name in SAMPLED_POLICIES else [pytest.mark.slow],
+        kept=players == 7 and policy.name in SAMPLED_POLICIES,
         id=f"{policy.name}-{players}",
     )
     for players in SEATS
