@@ -22,7 +22,7 @@ from typing import Any
 from benchlib import QUICK_FLAG, QUICK_HELP
 from mafia.context.policy import policy_by_name
 from mafia.game.events import ColdSummary, Fallback, SummaryFallback, parse_event, roles_from_log
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 SIZES = (7, 12, 16)
 POLICIES = ("layered", "rolling-summary")

@@ -17,8 +17,8 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
 from benchlib import quick, wilson
-from mafia.checks import parse_roles
-from mafia.runner import run_game
+from mafia.commands.checks import parse_roles
+from mafia.play.runner import run_game
 
 GAMES = 500
 

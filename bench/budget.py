@@ -29,7 +29,7 @@ from mafia.arena.reads import fact_presence
 from mafia.context.policy import ContextPolicy, policy_by_name
 from mafia.game.events import EventBase, parse_event
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 from peer_model import PeerModel
 from tokens import PEER_ROLES, SUMMARISER, play
 

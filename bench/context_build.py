@@ -25,8 +25,7 @@ import time
 
 from benchlib import quick
 from logbuilder import LogBuilder, random_speech
-from mafia import views
-from mafia.context import build_context, clear_caches, count_tokens
+from mafia.context import build_context, clear_caches, count_tokens, views
 from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase
 from mafia.game.rules import SKIP, Role

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from benchlib import TimedHouseModel, quick, time_structured_calls
-from mafia.runner import run_game, sqlite_checkpointer
+from mafia.play.runner import run_game, sqlite_checkpointer
 
 SEEDS = range(1, 2) if quick() else range(1, 7)
 SIZES = (5, 7) if quick() else (7, 16)  # the checkpoint growth compares the larger to the smaller

@@ -15,7 +15,7 @@ import time
 
 from benchlib import critical_path_calls, quick
 from fakes import RandomLegalModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 DELAY = 0.005 if quick() else 0.05
 GAMES = [(5, 1)] if quick() else [(7, 1), (7, 2), (10, 3), (16, 4)]

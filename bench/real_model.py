@@ -31,7 +31,7 @@ from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP
 from local_llama import serve
-from mafia.call_kinds import kinds_of
+from mafia.records.call_kinds import kinds_of
 from openai_server import openai_server
 
 DIALECTS = ("grammar", "stable")

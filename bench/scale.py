@@ -31,7 +31,7 @@ from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP, quick
 from mafia.models.house import HouseModel
-from mafia.runner import run_game, sqlite_checkpointer
+from mafia.play.runner import run_game, sqlite_checkpointer
 
 NAMES = ("Ada", "Bram", "Cleo", "Dario", "Esme", "Felix", "Greta", "Hugo", "Ines", "Jonas")
 

@@ -3,7 +3,7 @@
 Peer games: 8 seats (2 Mafia, Detective, Doctor, 4 Town) played by the peer-setting scripted model
 (tests/peer_model.py: 60-word speeches, 30-word reasoning fields, a suspicion for every other living
 player, random legal choices), one game per seed. Every call counts the messages and the
-response-format schema as sent (``mafia.billing``); billed tokens follow its prefix-cache model.
+response-format schema as sent (``mafia.models.billing``); billed tokens follow its prefix-cache model.
 
 Long games: every ballot "skip" and every kill skipped, so nobody leaves, to the round cap of 10, at
 8 and 16 seats. The growth of a prompt is the least-squares slope of the median call's tokens per
@@ -35,7 +35,7 @@ from typing import Any
 from benchlib import QUICK_FLAG, QUICK_HELP, quick
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.context.summary import SUMMARISER as SUMMARY_RECORDS
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 from peer_model import PeerModel
 
 JSON = dict[str, Any]

@@ -39,8 +39,8 @@ def received(url: str) -> dict[str, int]:
 
 def child(mode: str, url: str) -> None:
     """Play the games in this process and print one JSON line per game: CPU, bytes, runs."""
-    from mafia import tracing
-    from mafia.runner import run_game
+    from mafia.play.runner import run_game
+    from mafia.run import tracing
 
     if not QUICK:
         run_game({"players": 7, "seed": 0})

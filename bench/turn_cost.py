@@ -29,7 +29,7 @@ from typing import Any
 from benchlib import quick, time_structured_calls, timed
 from fakes import RandomLegalModel
 from mafia.nodes import player as player_node
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 from parallel import GAMES  # one small game in quick mode (benchlib.quick)
 
 SEQUENTIAL = ("speak", "defense", "last_words", "night_zero")

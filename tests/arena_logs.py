@@ -12,7 +12,7 @@ from typing import Any
 from mafia.context import ContextPolicy
 from mafia.game.events import EventBase, GameOver, to_jsonl
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 JSON = dict[str, Any]
 POLICIES = {"full-history": ContextPolicy(full_transcript=True), "seed-window": ContextPolicy()}

@@ -26,7 +26,7 @@ def preload() -> None:
     engine and the tokenizer's table."""
     sys.path.insert(0, str(BENCH))  # a script's own folder comes first on its path
     import benchlib  # noqa: F401
-    import mafia.runner  # noqa: F401
+    import mafia.play.runner  # noqa: F401
     from mafia.context.tokens import encoder
 
     encoder()

@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mafia.checkpoints import DSN_ENV, open_checkpointer
 from mafia.models.house import HouseModel
-from mafia.runner import GameNotFound, resume_game, run_game
+from mafia.play.checkpoints import DSN_ENV, open_checkpointer
+from mafia.play.runner import GameNotFound, resume_game, run_game
 
 
 class SlowHouseModel(HouseModel):

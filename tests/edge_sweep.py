@@ -11,7 +11,7 @@ import itertools
 from collections import defaultdict
 from typing import Any
 
-from mafia.runner import RECURSION_LIMIT
+from mafia.play.runner import RECURSION_LIMIT
 
 Edge = tuple[str, str]
 TURN_NODES = ("build_context", "decide", "recall", "commit")

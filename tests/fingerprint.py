@@ -21,8 +21,8 @@ from edge_sweep import drawn_edges
 from fakes import RandomLegalModel
 from logbuilder import build_case, context_cases
 from mafia.graph import compile_graph
-from mafia.runner import RECURSION_LIMIT
-from mafia.runtime import GameContext
+from mafia.play.runner import RECURSION_LIMIT
+from mafia.run.runtime import GameContext
 from test_crash_resume import DEFAULT_GAMES, SLOW_GAMES, reference
 from test_golden import golden_text
 from test_graph_edges import EXTRA_SEEDS, SWEEP

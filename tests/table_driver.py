@@ -16,16 +16,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from mafia.call_records import Attempt
 from mafia.context.builder import build_context
 from mafia.context.policy import ContextPolicy
 from mafia.game.actions import ActionKind, TextLimits, empty_answer
 from mafia.game.deal import deal
 from mafia.game.play import play
 from mafia.game.state import JSON, GameState, StepName, Turn, TurnRequest
-from mafia.game_settings import config_from_input, game_id_for
 from mafia.nodes.common import parsed_log
 from mafia.nodes.player import check_answer, finish_turn
+from mafia.records.call_records import Attempt
+from mafia.run.settings import config_from_input, game_id_for
 
 Answer = Callable[[TurnRequest, JSON], JSON]
 """Answers a request: the request and its rendered prompt (``system`` and ``user``, empty when

@@ -14,7 +14,7 @@ import pytest
 
 from adversarial import TRICKS, AdversarialPlayer, SpoilingSummariser, forged_line_starts, rotating
 from mafia.context.policy import POLICIES, ContextPolicy
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 from sampling import SAMPLED_POLICIES, sample
 
 

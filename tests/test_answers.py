@@ -18,13 +18,7 @@ from pydantic import ValidationError
 
 from audit import audit
 from fakes import Ask, Recording, ScriptedModel
-from mafia.answers import (
-    Rejection,
-    clean_answer,
-    constrained_schema,
-    rejection_of,
-)
-from mafia.call_records import Attempt
+from mafia.context.views import player_view
 from mafia.game.actions import ACTION_SCHEMAS, ActionKind, TextLimits
 from mafia.game.events import (
     AnswerKind,
@@ -41,9 +35,15 @@ from mafia.game.rules import Role
 from mafia.game.state import JSON, TurnRequest
 from mafia.graph import build_graph
 from mafia.nodes.player import CHOICE_FIELD, FALLBACK_TEXT, TEXT_FIELD, answer_schema, finish_turn
-from mafia.runner import RECURSION_LIMIT, run_game
-from mafia.runtime import GameContext
-from mafia.views import player_view
+from mafia.play.runner import RECURSION_LIMIT, run_game
+from mafia.records.call_records import Attempt
+from mafia.run.runtime import GameContext
+from mafia.turn.answers import (
+    Rejection,
+    clean_answer,
+    constrained_schema,
+    rejection_of,
+)
 from table_driver import NO_PROMPT, play_table, random_answer
 
 SPEAK_SCHEMA = ACTION_SCHEMAS[ActionKind.SPEAK]

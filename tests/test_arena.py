@@ -19,7 +19,7 @@ from mafia.arena.spec import ArenaError, Contestant
 from mafia.cli import app
 from mafia.context.policy import POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 
 def test_policies_are_registered_by_name() -> None:

@@ -20,7 +20,7 @@ from mafia.arena.metrics import summarize
 from mafia.arena.reads import grounding_slips
 from mafia.arena.report import write_report
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 JSON = dict[str, Any]
 SEEDS = (1, 2, 3)

@@ -442,8 +442,8 @@ GRAPH_CASES: list[tuple[dict[str, object], dict[str, object], list[str]]] = [
 def test_the_graph_refuses_a_bad_run_with_the_command_lines_message(
     setup: dict[str, object], context: dict[str, object], cli_args: list[str], tmp_path: Path
 ) -> None:
-    from mafia.game_settings import SetupError
     from mafia.graph import compile_graph
+    from mafia.run.settings import SetupError
 
     line = runner.invoke(app, [*cli_args, "--out", str(tmp_path)]).output.strip().removeprefix("error: ")
     steps: list[object] = []
@@ -463,7 +463,7 @@ def test_the_graph_refuses_an_unknown_policy_setting_before_the_run() -> None:
 
 def test_an_empty_input_plays_the_default_game() -> None:
     from mafia.graph import compile_graph
-    from mafia.runner import RECURSION_LIMIT
+    from mafia.play.runner import RECURSION_LIMIT
 
     out = compile_graph().invoke({}, {"recursion_limit": RECURSION_LIMIT})
     assert out["events"][0]["players"] == [f"Player {k}" for k in range(1, 8)]

@@ -84,7 +84,7 @@ def test_a_broken_bench_fails_the_smoke_run(tmp_path: Path) -> None:
     """A planted fault (the old cold-cache call of bench/context_build.py) fails the run, and a
     script's exit code and missing figures are reported as the driver saw them."""
     broken = tmp_path / "broken.py"
-    broken.write_text("from mafia import views\nviews._views.clear()\nprint('x=1')\n")
+    broken.write_text("from mafia.context import views\nviews._views.clear()\nprint('x=1')\n")
     silent = tmp_path / "silent.py"
     silent.write_text("import sys\nprint('no figures here')\nsys.exit(3)\n")
     quiet = tmp_path / "quiet.py"

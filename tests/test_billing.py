@@ -20,8 +20,10 @@ from openai.lib._parsing import type_to_response_format_param
 from openai.lib._pydantic import _ensure_strict_json_schema
 from pydantic import BaseModel, ConfigDict, Field
 
-from mafia.answers import constrained_schema
-from mafia.billing import (
+from mafia.context.tokens import encode_count
+from mafia.game.actions import ACTION_SCHEMAS, Answer, Suspicion
+from mafia.game.protocol import ACTIONS
+from mafia.models.billing import (
     CACHE_MIN,
     GameCache,
     call_text,
@@ -33,11 +35,9 @@ from mafia.billing import (
     strict_schema,
     turn_tokens,
 )
-from mafia.context.tokens import encode_count
-from mafia.game.actions import ACTION_SCHEMAS, Answer, Suspicion
-from mafia.game.protocol import ACTIONS
+from mafia.play.runner import run_game
 from mafia.prompts import anchors
-from mafia.runner import run_game
+from mafia.turn.answers import constrained_schema
 from peer_model import CHOICE_FIELDS, TEXT_ACTIONS, PeerModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -263,7 +263,7 @@ def test_a_house_game_starts_without_the_openai_client_or_the_ranking_library() 
     OpenAI client (with or without langchain-openai) nor bm25s with numpy: a third and a tenth of a
     second at every start. A mapping schema still goes through langchain-openai's converter."""
     code = (
-        "import sys; from mafia.runner import run_game; from mafia.billing import schema_text; "
+        "import sys; from mafia.play.runner import run_game; from mafia.models.billing import schema_text; "
         "from mafia.game.actions import Answer; run_game({'seed': 1, 'players': 5}); "
         "print(*(m in sys.modules for m in ('langchain_openai', 'openai', 'bm25s', 'numpy'))); "
         "schema_text(Answer.model_json_schema()); print('langchain_openai' in sys.modules)"

@@ -9,9 +9,10 @@ import pytest
 import typer
 
 from audit import audit
-from mafia.checks import parse_roles
+from mafia.commands.checks import parse_roles
+from mafia.commands.display import is_night, night_choice_text
 from mafia.context.extraction import claimed_role, extract
-from mafia.display import is_night, night_choice_text
+from mafia.context.views import player_view
 from mafia.game import events as ev
 from mafia.game.events import parse_event
 from mafia.game.rules import (
@@ -27,8 +28,7 @@ from mafia.game.rules import (
     saves,
     stands_in,
 )
-from mafia.game_settings import SETUP_KEYS
-from mafia.views import player_view
+from mafia.run.settings import SETUP_KEYS
 from table_driver import play_table, random_answer, sweep_setup
 from test_house_model import ask, kind_schema, prompt
 

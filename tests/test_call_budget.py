@@ -12,7 +12,7 @@ from mafia.context.call_budget import LEFT_OUT, fit_tokens
 from mafia.context.policy import ContextPolicy, policy_by_name
 from mafia.context.tokens import count_tokens
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 LAYERED = policy_by_name("layered")
 

@@ -16,7 +16,7 @@ import mafia.graph as graph_module
 from mafia.game.protocol import STEPS
 from mafia.game.state import GameState, InputState, StepName
 from mafia.graph import build_graph
-from mafia.runtime import GameContext
+from mafia.run.runtime import GameContext
 
 SETUP: InputState = {"setup": {"seed": 0, "players": 7}}
 CONTEXT = GameContext(model="house:2")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from mafia.checkpoint_serde import CompressedSerializer
+from mafia.play.checkpoint_serde import CompressedSerializer
 
 
 def test_large_blobs_are_compressed_and_read_back() -> None:

@@ -20,8 +20,8 @@ from mafia.game.actions import ActionKind
 from mafia.game.events import DefenseSpeech, EventBase, Fallback, GameStarted, LastWords, Speech, parse_event
 from mafia.game.rules import SKIP, Role
 from mafia.models.house import HouseModel
+from mafia.play.runner import run_game
 from mafia.prompts import anchors
-from mafia.runner import run_game
 
 ROLES = ["Mafia", "Town", "Detective", "Doctor", "Town", "Mafia", "Town", "Town"]
 

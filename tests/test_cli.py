@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from fakes import free_port
 from mafia.cli import app
-from mafia.runner import RunLock
+from mafia.play.runner import RunLock
 
 runner = CliRunner()
 

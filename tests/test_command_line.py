@@ -194,7 +194,7 @@ def test_resume_help_shows_the_runs_own_settings_as_its_defaults() -> None:
 
 
 def test_open_checkpointer_takes_a_string(tmp_path: Path) -> None:
-    from mafia.checkpoints import open_checkpointer
+    from mafia.play.checkpoints import open_checkpointer
 
     with open_checkpointer(str(tmp_path / "runs")) as saver:
         assert saver.get_tuple({"configurable": {"thread_id": "none"}}) is None

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from logbuilder import LogBuilder, play_random, seven_day2_speeches, seven_to_day2
 from mafia.context import TranscriptManager, compress_round
 from mafia.context.compression import ALL_SKIPPED, REST_SKIPPED
+from mafia.context.schemas import BallotLine, DayRoundTranscript, SpeechLine
 from mafia.context.transcript_text import compressed_round
+from mafia.context.views import player_view
 from mafia.game.events import DayStarted, Elimination, EventBase, VoteRound
 from mafia.game.rules import SKIP
-from mafia.schemas import BallotLine, DayRoundTranscript, SpeechLine
-from mafia.views import player_view
 
 SEATS = [f"Player {k}" for k in range(1, 8)]
 

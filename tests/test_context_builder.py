@@ -23,13 +23,13 @@ from mafia.context.facts import missing_facts
 from mafia.context.memory import memory_text
 from mafia.context.policy import policy_by_name
 from mafia.context.tokens import count_tokens, encode_count, safe_chunks
+from mafia.context.views import player_view
 from mafia.game.actions import ActionKind
 from mafia.game.events import NightResolution
 from mafia.game.rules import SKIP, Role
 from mafia.models.house.board import assess
 from mafia.models.house.prompt_reading import read_prompt
 from mafia.prompts import anchors
-from mafia.views import player_view
 
 CASES = context_cases()
 ROLE_SECTIONS = {Role.MAFIA: "mafia_info", Role.DETECTIVE: "investigations"}

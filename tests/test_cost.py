@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 from fakes import Ask, Script, Searcher
 from mafia.cli import app
 from mafia.context.policy import POLICIES
-from mafia.cost import cost_line, run_cost
-from mafia.runner import run_game
+from mafia.play.runner import run_game
+from mafia.records.cost import cost_line, run_cost
 from openai_server import openai_server, task_of
 
 runner = CliRunner()

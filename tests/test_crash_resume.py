@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 LOGS = ("events.jsonl", "prompts.jsonl")
 SCRIPT = str(Path(__file__).with_name("crash_game.py"))

@@ -22,8 +22,8 @@ from mafia.context import ContextPolicy, build_context, clear_caches
 from mafia.context.policy import POLICIES, policy_by_name
 from mafia.game.rules import SKIP
 from mafia.models.house import HouseModel
+from mafia.play.runner import run_game
 from mafia.prompts import anchors
-from mafia.runner import run_game
 from sampling import sample
 
 SKIPPING = ("vote", "revote", "mafia_round1", "mafia_round2", "night_kill")

@@ -21,7 +21,6 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from audit import audit
 from fault_server import ANSWER_FAULTS, FAULTS, PROVIDER_FAULTS, FaultServer
-from mafia.answers import strings
 from mafia.game.actions import TextLimits
 from mafia.game.events import (
     AnswerKind,
@@ -36,7 +35,8 @@ from mafia.game.events import (
     dump_event,
     parse_event,
 )
-from mafia.runner import resume_game, run_game
+from mafia.play.runner import resume_game, run_game
+from mafia.turn.answers import strings
 
 SEEDS = range(4)  # 4 games per configuration, 15 configurations: 60 games
 TIMEOUT = 0.5  # the client's request timeout (seconds); a hang lasts twice as long

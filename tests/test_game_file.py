@@ -9,8 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from mafia.cli import app, resume_command
-from mafia.game_file import load_game_file, parse_game_file
 from mafia.models.settings import ModelSettings
+from mafia.run.game_file import load_game_file, parse_game_file
 
 runner = CliRunner()
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "game.toml"

@@ -11,7 +11,7 @@ from mafia.context.policy import policy_by_name
 from mafia.graph import compile_graph
 from mafia.models.house import HouseModel
 from mafia.nodes.player import PLAYER_GRAPH
-from mafia.runtime import GameContext
+from mafia.run.runtime import GameContext
 
 
 def _illegal_votes(ask: Ask) -> dict[str, Any] | None:

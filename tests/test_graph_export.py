@@ -14,8 +14,8 @@ from langgraph_sdk.runtime import _ExecutionRuntime, _ReadRuntime
 
 from mafia.models.house import HouseModel
 from mafia.models.settings import ModelSettings
-from mafia.runner import RECURSION_LIMIT
-from mafia.runtime import GameContext
+from mafia.play.runner import RECURSION_LIMIT
+from mafia.run.runtime import GameContext
 
 ROOT = Path(__file__).resolve().parent.parent
 

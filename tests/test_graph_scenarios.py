@@ -25,8 +25,8 @@ from mafia.game.events import (
     parse_event,
 )
 from mafia.game.rules import GameConfig, Role, assign_roles
+from mafia.play.runner import run_game
 from mafia.prompts import anchors
-from mafia.runner import run_game
 
 
 class Deal:

@@ -836,7 +836,7 @@ def test_builder_prompts_parse_cleanly() -> None:
 
 
 def test_whole_games_through_the_graph_never_fall_back_and_are_reproducible() -> None:
-    from mafia.runner import run_game
+    from mafia.play.runner import run_game
 
     logs = []
     for seed, players in ((1, 7), (2, 9), (1, 7)):

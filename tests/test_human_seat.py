@@ -14,10 +14,10 @@ from langgraph.types import Command
 
 from mafia.game.actions import Answer
 from mafia.graph import compile_graph
-from mafia.human import HUMAN, render_context
 from mafia.models.factory import resolve_model, structured
-from mafia.runner import run_game
-from mafia.runtime import GameContext
+from mafia.play.runner import run_game
+from mafia.run.runtime import GameContext
+from mafia.turn.people import HUMAN, render_context
 
 SETUP = {"seed": 5, "players": 7}
 

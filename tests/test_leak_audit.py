@@ -30,7 +30,7 @@ from mafia.game.events import parse_event, roles_from_log
 from mafia.game.rules import Role
 from mafia.game.state import TurnRequest
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 from sampling import sampled
 from table_driver import play_table
 

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 import mafia.context.tokens as tokens
+import mafia.context.views as views
 import mafia.nodes.common as common
-import mafia.views as views
 from logbuilder import LogBuilder
+from mafia.context.views import cached_views, forget_game, player_view
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
-from mafia.views import cached_views, forget_game, player_view
+from mafia.play.runner import run_game
 
 NAMES = ("Ada", "Bo", "Cy", "Di", "Ed")
 

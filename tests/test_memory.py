@@ -7,13 +7,13 @@ import itertools
 from logbuilder import LogBuilder, seven_day2_speeches, seven_to_day2
 from mafia.context import build_memory
 from mafia.context.memory import EMPTY, memory_text, strategy_summary
+from mafia.context.schemas import PlayerMemory
 from mafia.context.tokens import count_tokens
+from mafia.context.views import player_view
 from mafia.game.actions import ActionKind
 from mafia.game.events import SuspicionNote, Thought
 from mafia.game.rules import SKIP
 from mafia.prompts import anchors
-from mafia.schemas import PlayerMemory
-from mafia.views import player_view
 
 
 def memory_of(log: LogBuilder, player: str) -> PlayerMemory:

@@ -13,7 +13,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from mafia.game.actions import ACTION_SCHEMAS, ActionKind
 from mafia.models import factory
 from mafia.models.settings import LOCAL_API_KEY, ModelSettings
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 from openai_server import OpenAIServer, openai_server, task_of
 
 GAME = {"seed": 4, "players": 5, "round_cap": 3}

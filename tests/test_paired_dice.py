@@ -15,7 +15,7 @@ from mafia.game.events import parse_event
 from mafia.models.factory import build_model
 from mafia.models.house import HouseModel
 from mafia.models.house.prompt_reading import moment_text
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fakes import free_port
-from mafia.checkpoints import DSN_ENV
 from mafia.cli import app
+from mafia.play.checkpoints import DSN_ENV
 from pg_server import PgServer, unavailable
 from test_crash_resume import crash_and_resume
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mafia.prefix_cache import PrefixCache
+from mafia.records.prefix_cache import PrefixCache
 
 
 def test_extends_only_the_new_items_and_recomputes_a_fork() -> None:

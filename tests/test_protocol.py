@@ -184,8 +184,9 @@ def test_the_layers_contract_fails_on_an_upward_import(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_the_graph_and_runner_load_without_the_command_line() -> None:
     code = (
-        "import sys, mafia.runner, mafia.tracing, mafia.game.protocol; "
-        "print(sorted(m for m in ('typer', 'mafia.cli_frame', 'mafia.checks') if m in sys.modules))"
+        "import sys, mafia.play.runner, mafia.run.tracing, mafia.game.protocol; "
+        "print(sorted(m for m in ('typer', 'mafia.commands.cli_frame', 'mafia.commands.checks')"
+        " if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

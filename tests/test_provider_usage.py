@@ -9,7 +9,7 @@ from typing import Any
 
 from fault_server import ILLEGAL_NAME, FaultServer
 from mafia.models.settings import ModelSettings
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 from openai_server import openai_server
 
 GAME = {"seed": 4, "players": 5, "round_cap": 3}

@@ -20,15 +20,15 @@ from mafia.context.memory import ARCHIVED_NOTE
 from mafia.context.policy import policy_by_name
 from mafia.context.recall import MAX_RECALLS, REFUSED, documents, search
 from mafia.context.record import read_view
+from mafia.context.views import player_view
 from mafia.game.events import DayStarted, EventBase, MafiaDiscussion, RoleAssigned, parse_event
 from mafia.game.rules import SKIP, Role
 from mafia.models.house import HouseModel
 from mafia.models.house.recalling import OLD_FACTS_GONE
 from mafia.models.settings import ModelSettings
 from mafia.nodes.player import PLAYER_GRAPH
+from mafia.play.runner import run_game
 from mafia.replay.prompts import turn_calls
-from mafia.runner import run_game
-from mafia.views import player_view
 from openai_server import openai_server
 
 RECALLING = ContextPolicy(recall=True)

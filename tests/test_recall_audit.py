@@ -23,13 +23,13 @@ from fakes import read_ask, tool_call_result
 from mafia.context.policy import POLICIES, ContextPolicy
 from mafia.context.recall import documents
 from mafia.context.record import read_view
+from mafia.context.views import player_view
 from mafia.game.events import EventBase, parse_event, roles_from_log
 from mafia.game.rules import Role
 from mafia.models.house import HouseModel
 from mafia.models.house.recalling import RECALL_TOOL, offers_recall
+from mafia.play.runner import run_game
 from mafia.prompts.anchors import IDENTITY_LINE
-from mafia.runner import run_game
-from mafia.views import player_view
 from sampling import SAMPLED_POLICIES, sample
 from test_leak_audit import CanaryHouseModel, Plant, audit_records
 

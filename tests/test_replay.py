@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from fakes import Ask, Recording
 from logbuilder import seven_to_day2
 from mafia.cli import app
+from mafia.context.views import player_view, public_view
 from mafia.game.events import (
     DefenseSpeech,
     EventBase,
@@ -30,10 +31,9 @@ from mafia.game.events import (
 )
 from mafia.game.rules import Role
 from mafia.models.house import HouseModel
+from mafia.play.runner import run_game
 from mafia.replay.prompts import seat_calls
 from mafia.replay.run_folder import load_run
-from mafia.runner import run_game
-from mafia.views import player_view, public_view
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "2000"}  # no wrapping, so texts can be found whole in the output

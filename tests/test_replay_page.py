@@ -16,7 +16,7 @@ from cdp import Browser, chromium_or_skip
 from mafia.cli import app
 from mafia.game.events import GameOver, GameStarted, Speech, VoteRound, from_jsonl
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 PNG = b"\x89PNG\r\n\x1a\n"
 VISIBLE_PRIVATE = "[...document.querySelectorAll('.private')].filter(e => e.checkVisibility()).length"

@@ -41,9 +41,9 @@ from mafia.cli import app
 from mafia.context.policy import POLICIES
 from mafia.graph import compile_graph
 from mafia.models.settings import ModelSettings
-from mafia.run_record import RunMismatch, context_from_record, describe_context, differences
-from mafia.runner import RECURSION_LIMIT, recorded_run, resume_game, run_game, sqlite_checkpointer
-from mafia.runtime import GameContext
+from mafia.play.runner import RECURSION_LIMIT, recorded_run, resume_game, run_game, sqlite_checkpointer
+from mafia.run.record import RunMismatch, context_from_record, describe_context, differences
+from mafia.run.runtime import GameContext
 from openai_server import OpenAIServer, openai_server
 
 runner = CliRunner()

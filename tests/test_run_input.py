@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from mafia.context.policy import POLICIES
-from mafia.game_settings import SetupError
 from mafia.graph import compile_graph
-from mafia.runner import RECURSION_LIMIT
-from mafia.runtime import GameContext
+from mafia.play.runner import RECURSION_LIMIT
+from mafia.run.runtime import GameContext
+from mafia.run.settings import SetupError
 
 CFG: Any = {"recursion_limit": RECURSION_LIMIT}
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from mafia.context.policy import policy_by_name
-from mafia.run_record import describe_context, differences
-from mafia.runtime import GameContext
+from mafia.run.record import describe_context, differences
+from mafia.run.runtime import GameContext
 
 
 def _record(policy: str) -> dict[str, Any]:

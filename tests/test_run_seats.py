@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from mafia.cli import app
 from mafia.graph import compile_graph
-from mafia.run_record import RunMismatch
-from mafia.runner import RECURSION_LIMIT, resume_game, run_game
+from mafia.play.runner import RECURSION_LIMIT, resume_game, run_game
+from mafia.run.record import RunMismatch
 
 runner = CliRunner()
 GAME = {"seed": 1, "players": 5, "round_cap": 2}

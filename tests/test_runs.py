@@ -18,7 +18,7 @@ from mafia.game.events import Fallback, parse_event
 from mafia.game.state import InputState
 from mafia.graph import build_graph
 from mafia.models.house import HouseModel
-from mafia.runner import (
+from mafia.play.runner import (
     RECURSION_LIMIT,
     GameNotFound,
     LogConflict,
@@ -32,7 +32,7 @@ from mafia.runner import (
     run_game,
     sqlite_checkpointer,
 )
-from mafia.runtime import GameContext
+from mafia.run.runtime import GameContext
 
 
 @pytest.mark.parametrize(("players", "seed"), [(7, 4), (12, 9)])
@@ -53,7 +53,7 @@ def test_logs_do_not_depend_on_the_process_hash_seed(tmp_path: Path) -> None:
     script = (
         "import sys\n"
         "from mafia.models.house import HouseModel\n"
-        "from mafia.runner import run_game\n"
+        "from mafia.play.runner import run_game\n"
         "run_game({'seed': 4, 'players': 12}, model=HouseModel(seed=4), out_dir=sys.argv[1])\n"
     )
     procs = [  # at once: neither depends on the other

@@ -20,13 +20,9 @@ import pytest
 from pydantic import ValidationError
 
 from fault_server import FaultServer
-from mafia.billing import response_format
 from mafia.game.actions import Answer, TextLimits
-from mafia.game_file import GameFileError, parse_game_file
-from mafia.models.settings import ModelSettings, first_error
-from mafia.prompts.anchors import LIVING_LINE, TARGETS_LINE, TASK_LINE
-from mafia.runner import run_game
-from mafia.schema_dialect import (
+from mafia.models.billing import response_format
+from mafia.models.schema_dialect import (
     SPACE_TOKENS,
     AnswerShape,
     answer_bounds,
@@ -36,6 +32,10 @@ from mafia.schema_dialect import (
     worst_shape,
     worst_tokens,
 )
+from mafia.models.settings import ModelSettings, first_error
+from mafia.play.runner import run_game
+from mafia.prompts.anchors import LIVING_LINE, TARGETS_LINE, TASK_LINE
+from mafia.run.game_file import GameFileError, parse_game_file
 from openai_server import openai_server
 
 LOCAL = "http://127.0.0.1:8080/v1"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mafia import schemas
+from mafia.context import schemas
 from mafia.game.actions import ACTION_SCHEMAS, ActionBase, ActionKind
 
 SGR_FIELDS = [
@@ -128,8 +128,8 @@ def test_context_shapes_have_no_dict_fields(cls: type[BaseModel]) -> None:
 
 
 def test_player_response_keeps_the_action_fields() -> None:
+    from mafia.context.schemas import PlayerMemory, PlayerResponse
     from mafia.game.actions import ActionKind, Answer
-    from mafia.schemas import PlayerMemory, PlayerResponse
 
     vote = Answer(
         observations="o",

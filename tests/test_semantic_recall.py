@@ -17,7 +17,7 @@ from mafia.context import ContextPolicy
 from mafia.context.recall import Document, search
 from mafia.context.semantic import SEMANTIC, semantic_available
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 SEMANTIC_LAYERED = {"token_budget": 1500, "recall": SEMANTIC, "prune_beliefs": True}
 DOCS = [

@@ -40,8 +40,8 @@ from mafia.game.events import (
 )
 from mafia.game.rules import SKIP
 from mafia.models.house import HouseModel
+from mafia.play.runner import run_game
 from mafia.prompts import anchors
-from mafia.runner import run_game
 
 ROLLING = policy_by_name("rolling-summary")
 GAME = {"seed": 5, "players": 12}

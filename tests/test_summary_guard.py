@@ -19,7 +19,7 @@ from mafia.context.summary import check_summary
 from mafia.context.transcript_text import STORY, SUMMARY_NOTE, summary_label, summary_lines
 from mafia.game.events import ColdSummary, EventBase, GameStarted, SummaryFallback, parse_event
 from mafia.models.house import HouseModel
-from mafia.runner import run_game
+from mafia.play.runner import run_game
 
 ROLLING = policy_by_name("rolling-summary")
 

@@ -15,8 +15,8 @@ from mafia.game.events import GameOver, parse_event
 from mafia.game.protocol import FIRST_STEP, STEPS
 from mafia.game.state import JSON
 from mafia.graph import compile_graph
-from mafia.runner import RECURSION_LIMIT
-from mafia.runtime import GameContext
+from mafia.play.runner import RECURSION_LIMIT
+from mafia.run.runtime import GameContext
 from table_driver import Picker, TableGame, play_table, random_answer, sweep_setup
 from table_paths import RARE, rare_paths
 

@@ -20,7 +20,7 @@ import pytest
 
 from langsmith_endpoint import LangSmithEndpoint, langsmith_endpoint
 from mafia.game.state import TurnRequest
-from mafia.tracing import traced_inputs, turn_name
+from mafia.run.tracing import traced_inputs, turn_name
 
 API_KEY = "lsv2_pt_0123456789abcdef-test-only"
 TURN = re.compile(r"^(Day|Night) (\d+) · ([a-z_0-9]+) · (.+)$")

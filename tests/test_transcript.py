@@ -7,9 +7,9 @@ import pytest
 from logbuilder import LogBuilder, play_random, seven_day2_speeches, seven_to_day2
 from mafia.context import TranscriptManager
 from mafia.context.compression import NO_VOTE, PENDING
+from mafia.context.schemas import BallotLine, SpeechLine
 from mafia.context.transcript import vote_outcome
-from mafia.schemas import BallotLine, SpeechLine
-from mafia.views import player_view
+from mafia.context.views import player_view
 
 SEATS = [f"Player {k}" for k in range(1, 6)]
 

@@ -16,12 +16,12 @@ from typing import Any, Literal
 import pytest
 
 from fault_server import LONG_TAIL, FaultServer
-from mafia.answers import fit_to_bounds
 from mafia.game.actions import TextLimits
+from mafia.models.schema_dialect import AnswerShape, grammar_schema
+from mafia.models.server_signs import server_kind
 from mafia.models.settings import ModelSettings
-from mafia.runner import run_game
-from mafia.schema_dialect import AnswerShape, grammar_schema
-from mafia.server_signs import server_kind
+from mafia.play.runner import run_game
+from mafia.turn.answers import fit_to_bounds
 
 GAME = {"seed": 4, "players": 7}
 NAMES = tuple(f"Player {seat}" for seat in range(1, 8))

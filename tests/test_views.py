@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from mafia.context.views import player_view
 from mafia.game import events as ev
 from mafia.game.audience import Audience
 from mafia.game.rules import Role
-from mafia.views import player_view
 
 # ---- an independent statement of who may see what ------------------------------------------
 #

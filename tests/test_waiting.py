@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mafia.cli import app
+from mafia.commands.waiting import due_notices
 from mafia.models.factory import CallInFlight
-from mafia.waiting import due_notices
 from openai_server import openai_server
 
 

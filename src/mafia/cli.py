@@ -18,15 +18,7 @@ import typer
 from rich.console import Console
 
 from mafia.arena.cli import arena_app
-from mafia.checkpoints import (
-    CHECKPOINT_FILE,
-    DSN_ENV,
-    CheckpointStoreError,
-    check_dsn,
-    list_threads,
-    open_checkpointer,
-)
-from mafia.checks import (
+from mafia.commands.checks import (
     RetriesOption,
     RolesOption,
     SummariserOption,
@@ -35,14 +27,22 @@ from mafia.checks import (
     check_summariser,
     parse_roles,
 )
-from mafia.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
+from mafia.commands.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
+from mafia.commands.stdout import OutputLost, terminal
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
-from mafia.cost import cost_line, run_cost
 from mafia.game.rules import ConfigError
-from mafia.game_settings import SettingError, check_seats, config_from_input
+from mafia.play.checkpoints import (
+    CHECKPOINT_FILE,
+    DSN_ENV,
+    CheckpointStoreError,
+    check_dsn,
+    list_threads,
+    open_checkpointer,
+)
+from mafia.records.cost import cost_line, run_cost
 from mafia.replay.command import replay
-from mafia.run_input import policy_from_input
-from mafia.stdout import OutputLost, terminal
+from mafia.run.inputs import policy_from_input
+from mafia.run.settings import SettingError, check_seats, config_from_input
 from mafia.tournament.cli import tournament_app
 
 # The engine (LangGraph, LangChain, the models and the game's schemas) loads inside the commands
@@ -50,9 +50,9 @@ from mafia.tournament.cli import tournament_app
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
-    from mafia.game_file import GameFile
     from mafia.models.settings import ModelSettings
-    from mafia.run_record import RunMismatch
+    from mafia.run.game_file import GameFile
+    from mafia.run.record import RunMismatch
 
     Model = str | ModelSettings
 
@@ -163,7 +163,7 @@ ConfigOption = Annotated[
 
 def read_game_file(path: Path | None) -> GameFile:
     """The checked game file, or an empty one without ``--config``."""
-    from mafia.game_file import GameFile, GameFileError, load_game_file
+    from mafia.run.game_file import GameFile, GameFileError, load_game_file
 
     if path is None:
         return GameFile(path=Path())
@@ -197,7 +197,7 @@ def choose_models(
     """The default model and per-seat models: the file's, with ``--model`` replacing its default and
     each ``--seat-model`` or ``--human`` replacing that seat's entry. Also the command line's own seat
     specs."""
-    from mafia.human import HUMAN
+    from mafia.turn.people import HUMAN
 
     flag_seats = parse_seat_models(seat_model or [])
     for seat in humans or []:
@@ -218,8 +218,8 @@ def check_policy(name: str) -> ContextPolicy:
 
 def check_models(models: list[Model], max_retries: int) -> None:
     """Every model is built once up front (a bad spec or setting exits with a message)."""
-    from mafia.human import is_human
     from mafia.models.factory import ModelSpecError, resolve_model
+    from mafia.turn.people import is_human
 
     if max_retries < 0:
         raise typer.BadParameter("must be 0 or more", param_hint="--max-retries")
@@ -238,11 +238,11 @@ def play_through(
     command with its cause and, when the game is checkpointed, how to go on (``hint``: known once
     the run has its id). Ctrl-C gives up the model calls in flight, so the step ends at once and
     the logs are closed as after a failure."""
-    from mafia import tracing
-    from mafia.human import InputClosed
-    from mafia.run_record import RunMismatch
-    from mafia.runner import LogConflict, RunBusy, RunExists
-    from mafia.waiting import thinking_notices
+    from mafia.commands.waiting import thinking_notices
+    from mafia.play.runner import LogConflict, RunBusy, RunExists
+    from mafia.run import tracing
+    from mafia.run.record import RunMismatch
+    from mafia.turn.people import InputClosed
 
     errors = Console(stderr=True, highlight=False)
     try:
@@ -354,9 +354,9 @@ def play(
 
     The run id is the game id (game-<players>p-seed<seed>), suffixed -2, -3... when earlier runs
     under OUT took it: no run ever writes into another run's folder."""
-    from mafia.display import GameView
-    from mafia.human import TerminalSeat, has_people
-    from mafia.runner import run_game
+    from mafia.commands.display import GameView
+    from mafia.play.runner import run_game
+    from mafia.turn.people import TerminalSeat, has_people
 
     console = terminal()
     file = read_game_file(config)
@@ -512,10 +512,10 @@ def resume(
     seat, policy, retries or summariser given here (or by a game file) that differs from the run's
     own is refused, unless --change-model or --change-policy allows it; the change is then logged
     in the game's events."""
-    from mafia.display import GameView
-    from mafia.human import TerminalSeat
-    from mafia.run_record import seat_number
-    from mafia.runner import is_saved, recorded_run, resume_game
+    from mafia.commands.display import GameView
+    from mafia.play.runner import is_saved, recorded_run, resume_game
+    from mafia.run.record import seat_number
+    from mafia.turn.people import TerminalSeat
 
     console = terminal()
     file = read_game_file(config)
@@ -581,7 +581,7 @@ def resume(
 def runs(ctx: typer.Context, out: OutOption = "runs", checkpoint_dsn: DsnOption = None) -> None:
     """List the games checkpointed under OUT (or in the database of --checkpoint-dsn): where each
     stands, what it cost so far and the command that resumes it."""
-    from mafia.runner import game_status, is_running, saved_threads
+    from mafia.play.runner import game_status, is_running, saved_threads
 
     console = terminal()
     out_dir = out_path(out)
@@ -643,8 +643,8 @@ def serve(
     arenas and tournaments queue their games here (--server URL --queue). Start it again on the
     same database and Redis (another port or machine) to add a process taking games from the same
     queue; a process stopped or killed leaves its games to the others."""
-    from mafia.serve import check_serve
-    from mafia.serve import serve as run_server
+    from mafia.commands.serve import check_serve
+    from mafia.commands.serve import serve as run_server
 
     database, redis = check_serve(database_uri, redis_uri, workers, log_level)
     run_server(database, redis, workers, host, port, log_level)

@@ -7,35 +7,21 @@ router per step (``route``), whose destinations are the followers the step's row
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableConfig
-from langgraph.channels.delta import DeltaChannel
 from langgraph.graph import END, START, StateGraph
 
 from mafia.game.protocol import FIRST_STEP, STEPS, route
-from mafia.game.state import JSON, GameState, GameUpdate, InputState, OutputState, StepName
+from mafia.game.state import GameState, GameUpdate, StepName
 from mafia.nodes.setup import setup
 from mafia.nodes.summary import summary
 from mafia.nodes.turns import turn_node
-from mafia.runtime import GameContext
+from mafia.run.runtime import GameContext
+from mafia.state import GraphState, InputState, OutputState
 
 __all__ = ["NODES", "build_graph", "compile_graph", "graph"]
-
-
-def append_events(log: list[JSON], batches: Sequence[list[JSON]]) -> list[JSON]:
-    """Fold batches of new entries onto an append-only log (batching-invariant, as DeltaChannel
-    requires): the event log and the prompt records."""
-    return [*log, *(event for batch in batches for event in batch)]
-
-
-class GraphState(GameState, total=False):
-    """The game state as the graph stores it: the two append-only fields are delta channels, so a
-    checkpoint stores only each step's new events and prompt records."""
-
-    events: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
-    prompts: Annotated[list[JSON], DeltaChannel(append_events, snapshot_frequency=1000)]
 
 
 OWN_NODES: dict[StepName, Callable[..., GameUpdate]] = {"setup": setup, "summary": summary}

@@ -12,7 +12,7 @@ from typing import Any
 from langgraph_sdk.runtime import ServerRuntime
 
 from mafia.graph import graph
-from mafia.runtime import GameContext
+from mafia.run.runtime import GameContext
 
 
 def served_graph(runtime: ServerRuntime[Any]) -> Any:

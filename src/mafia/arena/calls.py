@@ -2,7 +2,7 @@
 path, tokens per call and per game, the stable-prefix share, and re-asks and fallbacks by kind.
 
 Every attempt of a turn is one model call; its token fields are the attempt's (``prompt_tokens``,
-``schema_tokens``, ``output_tokens``, ``cached_tokens``, ``billed_tokens``: see mafia.billing).
+``schema_tokens``, ``output_tokens``, ``cached_tokens``, ``billed_tokens``: see mafia.models.billing).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mafia.call_kinds import kinds_of
 from mafia.game.rules import ROLES
+from mafia.records.call_kinds import kinds_of
 
 JSON = dict[str, Any]
 TOKEN_FIELDS = ("prompt_tokens", "schema_tokens", "output_tokens", "billed_tokens")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from mafia.checks import (
+from mafia.commands.checks import (
     RetriesOption,
     RolesOption,
     SummariserOption,
@@ -20,9 +20,9 @@ from mafia.checks import (
     check_summariser,
     parse_roles,
 )
-from mafia.cli_frame import ctrl_c_stops_calls
+from mafia.commands.cli_frame import ctrl_c_stops_calls
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
-from mafia.game_settings import SettingError
+from mafia.run.settings import SettingError
 
 # The arena's engine loads when an arena runs, not for `mafia arena --help`.
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ URL = re.compile(r"https?://[^\s/]+\S*")
 def parse_model(text: str) -> Contestant:
     """One ``--model`` value as a contestant (SettingError names what is allowed)."""
     from mafia.arena.spec import LABEL, label_for
-    from mafia.game_file import GameFileError, load_game_file
+    from mafia.run.game_file import GameFileError, load_game_file
 
     label, sep, value = text.partition("=")
     if not sep or not LABEL.fullmatch(label):

@@ -16,7 +16,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from mafia.arena.spec import RESULT_FILE, ArenaSpec, GameSlot, write_json
 from mafia.game.events import EventBase
 from mafia.game.state import JSON
-from mafia.runner import LOCK_FILE, RUN_FILE, is_saved, resume_game, run_game
+from mafia.play.runner import LOCK_FILE, RUN_FILE, is_saved, resume_game, run_game
 
 LOGS = ("events.jsonl", "prompts.jsonl")
 

@@ -31,7 +31,7 @@ from mafia.arena.spec import (
 )
 from mafia.arena.summary import basic_summary
 from mafia.game.state import JSON
-from mafia.runner import RunLog
+from mafia.play.runner import RunLog
 
 QUEUE_FILE = "queued.json"
 ACTIVE = ("pending", "running")

@@ -38,16 +38,16 @@ from mafia.arena.spec import (
     label_for,
     write_json,
 )
-from mafia.checkpoints import CHECKPOINT_FILE
-from mafia.checks import check_checkpoint_file
+from mafia.commands.checks import check_checkpoint_file
 from mafia.context.policy import DEFAULT_POLICY, ContextPolicy, UnknownPolicy, policy_by_name
 from mafia.game.rules import ConfigError
 from mafia.game.state import JSON
-from mafia.game_settings import SettingError, check_seats, config_from_input
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.settings import ModelSettings
-from mafia.runner import RunBusy, RunLock, sqlite_checkpointer
-from mafia.runtime import ModelLike
+from mafia.play.checkpoints import CHECKPOINT_FILE
+from mafia.play.runner import RunBusy, RunLock, sqlite_checkpointer
+from mafia.run.runtime import ModelLike
+from mafia.run.settings import SettingError, check_seats, config_from_input
 
 PlayGame = Callable[[GameSlot, GameTally], JSON]
 ModelsArg = Mapping[str, ModelLike] | Sequence[str | ModelSettings | BaseChatModel | Contestant]

@@ -27,9 +27,9 @@ from langgraph_sdk.schema import RunCreateMetadata, StreamMode
 from mafia.arena.game import GameTally, clear_unstarted, finish
 from mafia.arena.spec import ArenaError, ArenaSpec, GameSlot, model_record, write_json
 from mafia.game.state import JSON, InputState
-from mafia.game_settings import config_from_input, game_id_for
 from mafia.models.settings import ModelSettings
-from mafia.runner import RUN_FILE, RunLock, RunLog
+from mafia.play.runner import RUN_FILE, RunLock, RunLog
+from mafia.run.settings import config_from_input, game_id_for
 
 GRAPH_ID = "mafia"  # the graph langgraph.json exports
 RESTREAMS = 2  # new runs for a game whose run ended early without an error

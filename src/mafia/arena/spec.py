@@ -20,7 +20,7 @@ from typing import Any
 from mafia.context.policy import ContextPolicy
 from mafia.game.state import JSON
 from mafia.models.settings import ModelSettings
-from mafia.runtime import ModelLike
+from mafia.run.runtime import ModelLike
 
 ARENA_FILE = "arena.json"
 SUMMARY_FILE = "summary.json"

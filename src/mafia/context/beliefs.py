@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from mafia.context.record import GameRecord
 from mafia.context.safety import quote_text
+from mafia.context.schemas import MemoryBeliefs
 from mafia.game.actions import Suspicion
-from mafia.schemas import MemoryBeliefs
 
 HOT_TURNS = 2
 COLD_TURNS = 10

@@ -26,17 +26,17 @@ from mafia.context.memory import memory_from_record
 from mafia.context.policy import ContextPolicy
 from mafia.context.recall import RECALL_RESERVE
 from mafia.context.record import read_view
+from mafia.context.schemas import PlayerMemory
 from mafia.context.shared_prefix import SEPARATOR as SEPARATOR
 from mafia.context.shared_prefix import window
 from mafia.context.situation import Situation
 from mafia.context.tasks import repeats_history, task
 from mafia.context.transcript import RoundEntry
 from mafia.context.transcript_text import transcript_body
+from mafia.context.views import player_view
 from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase
 from mafia.game.rules import Role
-from mafia.schemas import PlayerMemory
-from mafia.views import player_view
 
 
 def prompt_messages(prompt: Mapping[str, Any]) -> list[BaseMessage]:

@@ -15,9 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mafia.context.extraction import extract
-from mafia.game.rules import SKIP
-from mafia.prompts import anchors
-from mafia.schemas import (
+from mafia.context.schemas import (
     BallotLine,
     CompressedRoundSummary,
     DayRoundTranscript,
@@ -26,6 +24,8 @@ from mafia.schemas import (
     SpeechLine,
     VoteOutcome,
 )
+from mafia.game.rules import SKIP
+from mafia.prompts import anchors
 
 PENDING = "pending"
 NO_VOTE = "no vote"

@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mafia.context.transcript import TranscriptManager
+from mafia.context.views import player_view
 from mafia.game import events as ev
 from mafia.game.rules import SKIP, Role
 from mafia.prompts import anchors
-from mafia.views import player_view
 
 _QUOTED = re.compile(r'"[^"]*"')
 # "Player 1, Player 2 voted Player 5" inside a compressed day's line.

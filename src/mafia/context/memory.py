@@ -22,11 +22,7 @@ from mafia.context.beliefs import pruned_beliefs
 from mafia.context.policy import RECENT_REASONINGS, SUMMARY_PLANS
 from mafia.context.record import GameRecord, read_view
 from mafia.context.safety import quote_text
-from mafia.game.actions import ActionKind, Suspicion
-from mafia.game.events import EventBase, Thought
-from mafia.game.rules import ROLES, SKIP, Role
-from mafia.prompts import anchors
-from mafia.schemas import (
+from mafia.context.schemas import (
     InvestigationRecord,
     KillRecord,
     MemoryBeliefs,
@@ -36,6 +32,10 @@ from mafia.schemas import (
     ProtectionRecord,
     StrategyNote,
 )
+from mafia.game.actions import ActionKind, Suspicion
+from mafia.game.events import EventBase, Thought
+from mafia.game.rules import ROLES, SKIP, Role
+from mafia.prompts import anchors
 
 TOP_REASONS = 2
 _PLAN_WORDS = 12

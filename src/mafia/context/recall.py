@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from mafia.call_kinds import RECALL_KIND as RECALL_KIND
 from mafia.context import semantic
 from mafia.context.beliefs import belief_entries
 from mafia.context.record import GameRecord
@@ -27,6 +26,7 @@ from mafia.context.safety import quote_text
 from mafia.context.semantic import SEMANTIC
 from mafia.context.transcript import vote_outcome
 from mafia.game.rules import Role
+from mafia.records.call_kinds import RECALL_KIND as RECALL_KIND
 
 MAX_RECALLS = 2
 """Searches a player may make in one turn; a further call is answered with a refusal."""

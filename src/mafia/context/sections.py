@@ -13,13 +13,13 @@ from mafia.context.memory import memory_text
 from mafia.context.recent import NOTHING_NEW, recent_lines
 from mafia.context.record import GameRecord
 from mafia.context.safety import quote_text
+from mafia.context.schemas import KillRecord, PlayerMemory
 from mafia.context.situation import Situation
 from mafia.game.actions import ActionKind
 from mafia.game.events import GameStarted
 from mafia.game.rules import NIGHT_ROLES, ROLES, Role
 from mafia.prompts import anchors
 from mafia.prompts.templates import render, template
-from mafia.schemas import KillRecord, PlayerMemory
 
 
 def ordinal(n: int) -> str:

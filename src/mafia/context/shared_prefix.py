@@ -15,8 +15,8 @@ from mafia.context.policy import ContextPolicy
 from mafia.context.record import GameRecord, read_view
 from mafia.context.transcript import RoundEntry, TranscriptManager
 from mafia.context.transcript_text import transcript_body
+from mafia.context.views import public_view
 from mafia.game.events import ColdSummary, DayStarted, EventBase
-from mafia.views import public_view
 
 SEPARATOR = "\n\n"
 """What stands between two sections of a message."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mafia.call_kinds import SUMMARY_ACTION as SUMMARY_ACTION
 from mafia.context.facts import day_fact_gaps
 from mafia.context.policy import ContextPolicy
 from mafia.context.record import GameRecord, read_view
@@ -34,9 +33,10 @@ from mafia.context.transcript_text import (
     summary_lines,
     verbatim_round,
 )
+from mafia.context.views import public_view
 from mafia.game.events import EventBase
 from mafia.prompts import anchors
-from mafia.views import public_view
+from mafia.records.call_kinds import SUMMARY_ACTION as SUMMARY_ACTION
 
 SUMMARISER = "summariser"
 """The name the summariser's calls are recorded under in prompts.jsonl (seat 0)."""

@@ -28,14 +28,14 @@ from mafia.context.compression import (
 )
 from mafia.context.policy import DEFAULT_VERBATIM_ROUNDS
 from mafia.context.record import GameRecord, RoundRecord, read_view
-from mafia.game.events import Ballot, EventBase, VoteRound
-from mafia.schemas import (
+from mafia.context.schemas import (
     BallotLine,
     CompressedRoundSummary,
     DayRoundTranscript,
     SpeechLine,
     VoteOutcome,
 )
+from mafia.game.events import Ballot, EventBase, VoteRound
 
 _CACHE_SIZE = 512  # closed rounds of the games in play; a long run of games keeps no more
 

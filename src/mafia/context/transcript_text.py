@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from mafia.context.compression import PENDING, line_claims, outcome_tied, result_line, seat_order
 from mafia.context.extraction import extract
 from mafia.context.safety import quote_text
+from mafia.context.schemas import CompressedRoundSummary, DayRoundTranscript, SpeechLine
 from mafia.context.transcript import RoundEntry
 from mafia.game.events import ColdSummary
 from mafia.prompts import anchors
-from mafia.schemas import CompressedRoundSummary, DayRoundTranscript, SpeechLine
 
 NO_ROUNDS = "No day has been played yet."
 COMPRESSED_LABEL = "Earlier days, one line each (facts only):"

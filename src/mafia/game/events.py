@@ -2,7 +2,7 @@
 
 Each event class declares its privacy: ``AUDIENCE`` makes a whole event private to some players,
 ``PRIVATE_FIELDS`` hides single fields of an otherwise public event. ``entitled`` is the one place
-that decides who may see what; ``mafia.views`` applies it.
+that decides who may see what; ``mafia.context.views`` applies it.
 """
 
 from __future__ import annotations

@@ -108,7 +108,7 @@ class GameState(TypedDict, total=False):
     winner: str | None
     """"mafia", "town" or "draw" once the game is over."""
     run: JSON
-    """What the run was started as (``mafia.run_record``): models by seat, people, policy and
+    """What the run was started as (``mafia.run.record``): models by seat, people, policy and
     settings. Written by setup; replaced only by a change a resume asked for explicitly."""
 
 

@@ -19,7 +19,7 @@ from pydantic.dataclasses import dataclass
 
 from mafia.game.actions import ActionKind
 from mafia.game.rules import SEED_MAX, SEED_MIN
-from mafia.schema_dialect import Dialect, infer_dialect, min_output_tokens, worst_shape
+from mafia.models.schema_dialect import Dialect, infer_dialect, min_output_tokens, worst_shape
 
 StructuredMethod = Literal["json_schema", "function_calling", "json_mode"]
 ACTIONS = tuple(kind.value for kind in ActionKind)
@@ -69,7 +69,7 @@ class ModelSettings:
     extra_body: dict[str, Any] | None = None
     """Extra JSON fields of an OpenAI-compatible request, e.g. ``{"repeat_penalty": 1.15}``."""
     schema: Dialect | None = None
-    """The answer schema's dialect (``mafia.schema_dialect``): ``grammar`` bounds every ask for a
+    """The answer schema's dialect (``mafia.models.schema_dialect``): ``grammar`` bounds every ask for a
     server that compiles the schema into a grammar, ``stable`` keeps one schema all game for a
     provider that bills and caches it. None infers it from the server (see ``dialect``)."""
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mafia.context.views import forget_game as forget_views
 from mafia.game.events import EventBase, parse_event
 from mafia.game.state import JSON
-from mafia.prefix_cache import PrefixCache
-from mafia.views import forget_game as forget_views
+from mafia.records.prefix_cache import PrefixCache
 
 
 def _parse_more(parsed: list[EventBase] | None, raw: Sequence[JSON]) -> list[EventBase]:

@@ -30,7 +30,44 @@ from langgraph.runtime import Runtime
 from langgraph.types import Interrupt
 from pydantic import BaseModel
 
-from mafia.answers import (
+from mafia.context.builder import build_context, prompt_messages, with_schema_note
+from mafia.context.call_budget import fit_tokens, over_budget
+from mafia.context.extraction import claimed_role
+from mafia.context.recall import RECALL_KIND
+from mafia.context.record import read_view
+from mafia.context.tokens import count_tokens
+from mafia.context.views import player_view
+from mafia.game.actions import ACTION_SCHEMAS, ActionBase, ActionKind, TextLimits
+from mafia.game.events import AnswerKind, Fallback, SuspicionNote, TextTruncated, Thought, dump_event
+from mafia.game.protocol import ACTIONS
+from mafia.game.rules import SKIP
+from mafia.game.state import JSON, Turn, TurnRequest
+from mafia.models.billing import call_tokens
+from mafia.models.factory import (
+    model_dialect,
+    model_settings,
+    provider_usage,
+    reply_of,
+    resolve_model,
+    states_schema,
+)
+from mafia.models.schema_dialect import AnswerShape, grammar_schema
+from mafia.nodes.common import parsed_log
+from mafia.nodes.recall_step import (
+    ask_answer,
+    context_tokens,
+    recall_call_message,
+    recall_count,
+    recall_node,
+    recall_offered,
+    route_decide,
+)
+from mafia.records.call_kinds import rejected
+from mafia.records.call_records import Attempt, Prompt, new_attempt
+from mafia.records.prompt_pack import pack, unpack
+from mafia.run.runtime import GameContext, game_context
+from mafia.run.tracing import traced_turn
+from mafia.turn.answers import (
     Rejection,
     Truncation,
     answer_args,
@@ -44,45 +81,8 @@ from mafia.answers import (
     reask_exchange,
     rejection_of,
 )
-from mafia.billing import call_tokens
-from mafia.call_kinds import rejected
-from mafia.call_records import Attempt, Prompt, new_attempt
-from mafia.context.builder import build_context, prompt_messages, with_schema_note
-from mafia.context.call_budget import fit_tokens, over_budget
-from mafia.context.extraction import claimed_role
-from mafia.context.recall import RECALL_KIND
-from mafia.context.record import read_view
-from mafia.context.tokens import count_tokens
-from mafia.game.actions import ACTION_SCHEMAS, ActionBase, ActionKind, TextLimits
-from mafia.game.events import AnswerKind, Fallback, SuspicionNote, TextTruncated, Thought, dump_event
-from mafia.game.protocol import ACTIONS
-from mafia.game.rules import SKIP
-from mafia.game.state import JSON, Turn, TurnRequest
-from mafia.human import ask_person, is_human
-from mafia.models.factory import (
-    model_dialect,
-    model_settings,
-    provider_usage,
-    reply_of,
-    resolve_model,
-    states_schema,
-)
-from mafia.nodes.common import parsed_log
-from mafia.nodes.recall_step import (
-    ask_answer,
-    context_tokens,
-    recall_call_message,
-    recall_count,
-    recall_node,
-    recall_offered,
-    route_decide,
-)
-from mafia.prompt_pack import pack, unpack
-from mafia.runtime import GameContext, game_context
-from mafia.schema_dialect import AnswerShape, grammar_schema
-from mafia.tracing import traced_turn
-from mafia.turn_state import PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, prompt_record
-from mafia.views import player_view
+from mafia.turn.people import ask_person, is_human
+from mafia.turn.state import PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, prompt_record
 
 # A run without a checkpointer has nothing to make durable: the turn's "exit" durability is moot
 # there, and LangGraph would warn about it on every turn.
@@ -471,7 +471,7 @@ def play(
     Returns the finished turn, the player's own events (the thought, any fallback), which go
     straight to the log (whatever applies the turn needs only its small choice), and the turn's
     prompt record, which goes to the ``prompts`` channel in the same write as those events.
-    ``context`` is the run's (``mafia.run_record.run_of``): the recorded one on a resume given none.
+    ``context`` is the run's (``mafia.run.record.run_of``): the recorded one on a resume given none.
     """
     source: PlayerTurnInput = {"game_id": game_id, "events": events, "request": request}
     out = traced_turn(

@@ -22,7 +22,6 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
 
-from mafia.answers import cap, clean_text, encodable
 from mafia.context.policy import ContextPolicy
 from mafia.context.recall import (
     MAX_RECALLS,
@@ -36,13 +35,14 @@ from mafia.context.recall import (
 )
 from mafia.context.record import read_view
 from mafia.context.tokens import count_tokens
+from mafia.context.views import player_view
 from mafia.game.actions import ActionBase
 from mafia.game.state import JSON
 from mafia.models.factory import model_dialect, model_settings, provider_call, structured
 from mafia.nodes.common import parsed_log
-from mafia.runtime import GameContext, game_context
-from mafia.turn_state import PlayerTurnState
-from mafia.views import player_view
+from mafia.run.runtime import GameContext, game_context
+from mafia.turn.answers import cap, clean_text, encodable
+from mafia.turn.state import PlayerTurnState
 
 RECALL_TOOL: JSON = {
     "type": "function",

@@ -1,6 +1,6 @@
 """Setup: check the run (its models, its seats), then deal the game (mafia.game.deal).
 
-The settings themselves are parsed in mafia.game_settings (``config_from_input`` is re-exported
+The settings themselves are parsed in mafia.run.settings (``config_from_input`` is re-exported
 here for callers that import it from this module)."""
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ from langgraph.runtime import Runtime
 from mafia.game.deal import deal
 from mafia.game.rules import ConfigError, GameConfig
 from mafia.game.state import GameState, GameUpdate, SetupInput
-from mafia.game_settings import (
+from mafia.models.factory import ModelSpecError, resolve_model
+from mafia.run.record import describe_context
+from mafia.run.runtime import GameContext, game_context
+from mafia.run.settings import (
     SettingError,
     SetupError,
     check_seats,
     config_from_input,
     game_id_for,
 )
-from mafia.human import is_human
-from mafia.models.factory import ModelSpecError, resolve_model
-from mafia.run_record import describe_context
-from mafia.runtime import GameContext, game_context
+from mafia.turn.people import is_human
 
 
 def check_run(raw: SetupInput | Mapping[str, Any], context: GameContext) -> GameConfig:

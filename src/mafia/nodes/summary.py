@@ -20,9 +20,6 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from mafia.answers import encodable, rejection_of
-from mafia.billing import call_tokens
-from mafia.call_records import Prompt, PromptRecord, new_attempt
 from mafia.context.builder import with_schema_note
 from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, check_summary, summary_request
 from mafia.context.tokens import count_tokens
@@ -31,14 +28,17 @@ from mafia.game.day import to_speeches
 from mafia.game.events import ColdSummary, EventBase, SummaryFallback, dump_event
 from mafia.game.reading import readable
 from mafia.game.state import JSON, GameState, GameUpdate
+from mafia.models.billing import call_tokens
 from mafia.models.factory import model_dialect, resolve_model, states_schema
 from mafia.nodes.common import parsed_log
 from mafia.nodes.player import raw_text
 from mafia.nodes.recall_step import ask_answer
-from mafia.prompt_pack import last_record, pack_all
-from mafia.runtime import GameContext, ModelLike, game_context
-from mafia.tracing import traced_summary
-from mafia.turn_state import prompt_record
+from mafia.records.call_records import Prompt, PromptRecord, new_attempt
+from mafia.records.prompt_pack import last_record, pack_all
+from mafia.run.runtime import GameContext, ModelLike, game_context
+from mafia.run.tracing import traced_summary
+from mafia.turn.answers import encodable, rejection_of
+from mafia.turn.state import prompt_record
 
 SEAT_PREFIX = "seat:"
 

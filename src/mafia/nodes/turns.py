@@ -21,9 +21,9 @@ from mafia.game.protocol import StepSpec, apply_turns, merged, opening
 from mafia.game.reading import readable
 from mafia.game.state import JSON, GameState, GameUpdate
 from mafia.nodes.player import PLAYER_GRAPH, play, play_all
-from mafia.prompt_pack import last_record, pack_all
-from mafia.run_record import run_of
-from mafia.runtime import GameContext
+from mafia.records.prompt_pack import last_record, pack_all
+from mafia.run.record import run_of
+from mafia.run.runtime import GameContext
 
 Node = Callable[[GameState, Runtime[GameContext]], GameUpdate]
 

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mafia.cost import cost_line, run_cost
-from mafia.game_settings import SettingError
-from mafia.stdout import terminal
+from mafia.commands.stdout import terminal
+from mafia.records.cost import cost_line, run_cost
+from mafia.run.settings import SettingError
 
 # The run folder's reader and the renderers load when a replay runs, not for `mafia replay --help`.
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ class View(StrEnum):
 
 def chosen_events(folder: RunFolder, view: View, day: int | None) -> list[EventBase]:
     """The events a replay shows: the view's, of round ``day`` only if given."""
-    from mafia.views import public_view
+    from mafia.context.views import public_view
 
     events = public_view(folder.events) if view is View.PUBLIC else folder.events
     return [e for e in events if day is None or e.round == day]
@@ -97,7 +97,7 @@ def replay(
 
 def show(folder: RunFolder, view: View, day: int | None) -> None:
     """The replay in the terminal, drawn by the live view."""
-    from mafia.display import GameView
+    from mafia.commands.display import GameView
     from mafia.game.events import GameOver
 
     console = terminal()

@@ -5,7 +5,7 @@ speed; from the keyboard too), passing over the private events while they are hi
 script are inlined and nothing is loaded, so the file opens offline.
 
 The wording of announcements, vote tables and night outcomes is the terminal view's
-(``mafia.display``); this module only lays them out as HTML."""
+(``mafia.commands.display``); this module only lays them out as HTML."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
-from mafia.display import (
+from mafia.commands.display import (
     OUTCOME_TEXT,
     is_night,
     mafia_round_label,
@@ -24,10 +24,10 @@ from mafia.display import (
     setup_text,
     vote_rows,
 )
+from mafia.commands.html_page import document
 from mafia.game import events as ev
 from mafia.game.rules import Role
-from mafia.html_page import document
-from mafia.run_record import shown
+from mafia.run.record import shown
 
 GENERATOR = '<meta name="generator" content="mafia replay">'  # marks a page this module wrote
 

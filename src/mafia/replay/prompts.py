@@ -14,10 +14,10 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from mafia.answers import Rejection, reask_exchange
 from mafia.context.recall import RECALL_KIND
 from mafia.game.events import AnswerKind
 from mafia.replay.run_folder import ReplayError
+from mafia.turn.answers import Rejection, reask_exchange
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mafia.game.events import EventBase, GameStarted, parse_event
-from mafia.runner import read_run_file
+from mafia.play.runner import read_run_file
 
 EVENTS_FILE = "events.jsonl"
 PROMPTS_FILE = "prompts.jsonl"

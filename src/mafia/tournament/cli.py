@@ -26,9 +26,9 @@ from mafia.arena.cli import (
     print_report,
     run_interruptibly,
 )
-from mafia.checks import RetriesOption, RolesOption, check_out_dir, parse_roles
+from mafia.commands.checks import RetriesOption, RolesOption, check_out_dir, parse_roles
 from mafia.context.policy import DEFAULT_POLICY, POLICIES
-from mafia.game_settings import SettingError
+from mafia.run.settings import SettingError
 
 # The tournament's engine loads when a tournament runs, not for `mafia tournament --help`.
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from html import escape
 from importlib.resources import files
 
 from mafia.arena.report import num, pct
+from mafia.commands.html_page import document
 from mafia.game.state import JSON
-from mafia.html_page import document
 from mafia.tournament.ratings import ROLES
 from mafia.tournament.svg import Estimate, Point, colour_of, interval_chart, padded_range, scatter_chart
 

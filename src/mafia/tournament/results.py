@@ -10,14 +10,14 @@ from pathlib import Path
 
 from mafia.arena.logs import read_json, read_jsonl, read_prompts
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
-from mafia.call_kinds import SUMMARY_ACTION
-from mafia.cost import Cost, cost_of
 from mafia.game.rules import ROLES, Role
 from mafia.game.state import JSON
+from mafia.records.call_kinds import SUMMARY_ACTION
+from mafia.records.cost import Cost, cost_of
 from mafia.tournament.spec import KIND
 
 COSTS = ("calls", "recalls", "tokens", "billed_tokens", "reasks", "fallbacks")
-"""Each model's figures per game, from ``mafia.cost``: calls (every attempt, recall searches among
+"""Each model's figures per game, from ``mafia.records.cost``: calls (every attempt, recall searches among
 them), recall searches, tokens sent and output, billed-equivalent tokens, re-asks and fallbacks;
 ``server_seconds`` (the provider's own time, None where it reported none) comes beside them."""
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from mafia.arena.spec import ArenaError, ArenaSpec, Contestant, GameSlot
 from mafia.game.rules import assign_roles
 from mafia.game.state import JSON
-from mafia.game_settings import config_from_input
+from mafia.run.settings import config_from_input
 from mafia.tournament.seating import seating
 
 KIND = "tournament"

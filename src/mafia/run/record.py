@@ -21,10 +21,10 @@ from langchain_core.language_models import BaseChatModel
 from mafia.context.policy import ContextPolicy
 from mafia.game.actions import TextLimits
 from mafia.game.events import RunChanged, dump_event
-from mafia.human import HUMAN, is_human
 from mafia.models.factory import parse_house_seed, settings_for
 from mafia.models.settings import ModelSettings
-from mafia.runtime import GameContext
+from mafia.run.runtime import GameContext
+from mafia.turn.people import HUMAN, is_human
 
 JSON = dict[str, Any]
 Recorded = str | JSON

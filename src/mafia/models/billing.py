@@ -25,8 +25,8 @@ from typing import Any, cast
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from mafia.call_records import CallTokens, TurnTokens
 from mafia.context.tokens import count_tokens, encoder, safe_chunks
+from mafia.records.call_records import CallTokens, TurnTokens
 
 CACHE_MIN = 1024
 CACHE_STEP = 128

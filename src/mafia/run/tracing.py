@@ -32,15 +32,15 @@ from langsmith.run_helpers import get_tracing_context, tracing_context
 from langsmith.run_trees import RunTree
 from langsmith.utils import get_api_key, get_api_url, tracing_is_enabled
 
-from mafia.call_kinds import RECALL_KIND
 from mafia.context.builder import RenderedPrompt
 from mafia.context.memory import NIGHT_ACTIONS
 from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase, GameStarted, RoleAssigned
 from mafia.game.state import JSON, TurnRequest
-from mafia.game_settings import config_from_input, game_id_for
 from mafia.models.settings import ModelSettings
-from mafia.runtime import GameContext, ModelLike, game_context
+from mafia.records.call_kinds import RECALL_KIND
+from mafia.run.runtime import GameContext, ModelLike, game_context
+from mafia.run.settings import config_from_input, game_id_for
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mafia.game.state import JSON
-from mafia.prefix_cache import PrefixCache
+from mafia.records.prefix_cache import PrefixCache
 
 TEXTS = ("system", "user")
 

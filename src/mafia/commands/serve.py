@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from mafia.game.rules import MAX_PLAYERS
-from mafia.game_settings import SettingError
+from mafia.run.settings import SettingError
 
 RUNTIME = "langgraph_runtime_pg"
 GRAPHS = {"mafia": "mafia.served:served_graph"}  # as langgraph.json names it, by module

@@ -22,19 +22,19 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from mafia.billing import GameCache
-from mafia.checkpoint_serde import CompressedSerializer
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.game.events import EventBase, parse_event
 from mafia.game.state import JSON, InputState, SetupInput
-from mafia.game_settings import config_from_input, game_id_for
 from mafia.graph import build_graph
-from mafia.human import Respond, has_people, stream_answering
+from mafia.models.billing import GameCache
 from mafia.nodes.common import forget_game
-from mafia.prompt_pack import unpack_all
-from mafia.run_record import context_from_record, describe_context, policy_from_record, run_of
-from mafia.runtime import GameContext, ModelLike
-from mafia.tracing import traced_game
+from mafia.play.checkpoint_serde import CompressedSerializer
+from mafia.records.prompt_pack import unpack_all
+from mafia.run.record import context_from_record, describe_context, policy_from_record, run_of
+from mafia.run.runtime import GameContext, ModelLike
+from mafia.run.settings import config_from_input, game_id_for
+from mafia.run.tracing import traced_game
+from mafia.turn.people import Respond, has_people, stream_answering
 
 RECURSION_LIMIT = 20_000
 # Simultaneous turns (up to 16 voters) must not queue behind a small default thread pool.
@@ -309,9 +309,9 @@ def run_game(
     RunExists if in use), else the game id, suffixed ``-2``, ``-3``... when earlier runs took it.
     ``on_start`` receives the run id before the first turn; ``on_event`` and ``on_prompt`` receive
     each event and prompt record as it is logged. Seats whose model is ``"human"`` are people:
-    ``human`` answers their turns (``mafia.human``), and without a checkpointer the game is
+    ``human`` answers their turns (``mafia.turn.people``), and without a checkpointer the game is
     checkpointed in memory, as pausing for them needs. ``prices`` (per million tokens: ``input``,
-    ``cached_input``, ``output``) are recorded in ``run.json`` for the run's cost (``mafia.cost``).
+    ``cached_input``, ``output``) are recorded in ``run.json`` for the run's cost (``mafia.records.cost``).
     ``summariser`` writes the cold days' summary under a policy with summaries (a model, or
     ``"seat:N"``; by default ``model``).
     """
@@ -399,7 +399,7 @@ def resume_game(
 ) -> dict[str, Any]:
     """Go on with a checkpointed game from where it stopped and return the final state.
 
-    The run goes on as it was started (``mafia.run_record``): its models, people, policy and
+    The run goes on as it was started (``mafia.run.record``): its models, people, policy and
     retries and summariser. Whatever is given here must equal the record, else ``RunMismatch`` names
     both values;
     ``change`` ("model", "policy") allows such a change, which is logged as a ``run_changed``
@@ -436,7 +436,7 @@ def resume_game(
 
 
 def recorded_run(checkpointer: BaseCheckpointSaver[Any], thread_id: str) -> tuple[JSON | None, list[str]]:
-    """What a checkpointed game's run was started as (``mafia.run_record``; None for a game saved
+    """What a checkpointed game's run was started as (``mafia.run.record``; None for a game saved
     before runs were recorded) and its players' names in seat order."""
     values = graph_for(checkpointer).get_state({"configurable": {"thread_id": thread_id}}).values
     return values.get("run"), [s["name"] for s in values.get("seats", [])]

@@ -19,7 +19,7 @@ from mafia.game.rules import (
     parse_role_counts,
     validate_config,
 )
-from mafia.run_input import check_setup_shape
+from mafia.run.inputs import check_setup_shape
 
 SETUP_KEYS = ("players", "names", "roles", "seed", "round_cap", "game_id")
 

@@ -18,7 +18,7 @@ from pydantic import ValidationError, WithJsonSchema
 from mafia.context.policy import ContextPolicy
 from mafia.game.actions import TextLimits
 from mafia.models.settings import ModelSettings, first_error
-from mafia.run_input import from_mapping, init_fields, policy_from_input
+from mafia.run.inputs import from_mapping, init_fields, policy_from_input
 
 ModelLike = BaseChatModel | str | ModelSettings
 # Studio and the API give models as spec strings or settings objects; Python callers may also pass

@@ -41,7 +41,7 @@ def postgres_checkpointer(dsn: str) -> Iterator[BaseCheckpointSaver[Any]]:
         from langgraph.checkpoint.postgres import PostgresSaver
         from psycopg.rows import dict_row
 
-        from mafia.checkpoint_serde import CompressedSerializer
+        from mafia.play.checkpoint_serde import CompressedSerializer
     except ImportError as exc:
         raise CheckpointStoreError(
             f"a PostgreSQL checkpoint store needs {POSTGRES_PACKAGES} ({exc})"
@@ -89,7 +89,7 @@ def open_checkpointer(out: str | Path, dsn: str | None = None) -> Iterator[BaseC
         with postgres_checkpointer(dsn) as saver:
             yield saver
     else:
-        from mafia.runner import sqlite_checkpointer
+        from mafia.play.runner import sqlite_checkpointer
 
         with sqlite_checkpointer(Path(out) / CHECKPOINT_FILE) as saver:
             yield saver
@@ -99,7 +99,7 @@ def list_threads(saver: BaseCheckpointSaver[Any], out: Path) -> list[str]:
     """The thread ids of the games ``saver`` holds, oldest first."""
     conn = getattr(saver, "conn", None)
     if isinstance(conn, sqlite3.Connection):
-        from mafia.runner import saved_threads
+        from mafia.play.runner import saved_threads
 
         return saved_threads(out / CHECKPOINT_FILE)
     if conn is None:

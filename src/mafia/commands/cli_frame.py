@@ -16,8 +16,8 @@ import typer
 from typer.core import TyperGroup, TyperOption
 from typer.exceptions import TyperException
 
-from mafia.game_settings import SettingError
-from mafia.stdout import OutputLost
+from mafia.commands.stdout import OutputLost
+from mafia.run.settings import SettingError
 
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 

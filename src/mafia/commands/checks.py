@@ -16,8 +16,8 @@ import typer
 
 from mafia.context.policy import POLICIES, ContextPolicy
 from mafia.game.rules import ROLE_FIELDS
-from mafia.game_settings import SettingError
-from mafia.run_input import SUMMARISER_FORMS, summariser_from_input
+from mafia.run.inputs import SUMMARISER_FORMS, summariser_from_input
+from mafia.run.settings import SettingError
 
 CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
 RetriesOption = Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")]

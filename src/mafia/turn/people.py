@@ -21,8 +21,6 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from mafia.answers import Rejection, normalize_choice, rejection_of
-from mafia.call_records import new_attempt
 from mafia.context.memory import NIGHT_ACTIONS
 from mafia.game.actions import Answer, empty_answer
 from mafia.game.events import AnswerKind
@@ -30,7 +28,9 @@ from mafia.game.rules import CLAIMABLE
 from mafia.game.state import JSON
 from mafia.models.settings import ModelSettings
 from mafia.prompts.anchors import SECTION_HEADER
-from mafia.turn_state import PlayerTurnState
+from mafia.records.call_records import new_attempt
+from mafia.turn.answers import Rejection, normalize_choice, rejection_of
+from mafia.turn.state import PlayerTurnState
 
 # The key under which a paused stream reports its interrupts (LangGraph documents it; the constant
 # itself is private).

@@ -13,10 +13,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from mafia.context.policy import ContextPolicy
-from mafia.cost import PRICE_KEYS
 from mafia.models.factory import SPEC_HELP
 from mafia.models.settings import ModelSettings, first_error
-from mafia.run_input import policy_from_input
+from mafia.records.cost import PRICE_KEYS
+from mafia.run.inputs import policy_from_input
 
 # Top-level keys and the TOML type each takes ("model" and seat entries: a spec or a table).
 GAME_KEYS: dict[str, type] = {"seed": int, "players": int, "roles": dict, "names": list, "round_cap": int}

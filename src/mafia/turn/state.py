@@ -8,10 +8,10 @@ from typing import Any, NotRequired
 
 from typing_extensions import TypedDict
 
-from mafia.billing import turn_tokens
-from mafia.call_records import Attempt, Prompt, PromptRecord
 from mafia.context.recall import RECALL_KIND
 from mafia.game.state import JSON, TurnRequest
+from mafia.models.billing import turn_tokens
+from mafia.records.call_records import Attempt, Prompt, PromptRecord
 
 
 class PlayerTurnInput(TypedDict):

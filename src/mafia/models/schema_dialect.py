@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field, create_model
 
 from mafia.game.actions import ActionBase, Answer, Suspicion, TextLimits
 from mafia.game.rules import CLAIMABLE, MAX_PLAYERS, NAME_MAX
-from mafia.server_signs import GRAMMAR_SERVERS, server_kind
+from mafia.models.server_signs import GRAMMAR_SERVERS, server_kind
 
 Dialect = Literal["grammar", "stable"]
 DIALECTS: tuple[Dialect, ...] = ("grammar", "stable")
@@ -42,7 +42,7 @@ _STABLE_PROVIDERS = ("azure_openai", "azure")
 def infer_dialect(provider: str, base_url: str | None, method: str | None) -> Dialect:
     """The dialect a model's server speaks when its settings do not say: ``grammar`` only for a
     ``base_url`` server known to enforce the schema's bounds, llama.cpp, vLLM or Ollama by its own
-    signs (``mafia.server_signs``); ``stable`` for everything else: OpenAI's own API, Azure,
+    signs (``mafia.models.server_signs``); ``stable`` for everything else: OpenAI's own API, Azure,
     providers reached without a ``base_url``, ``json_mode`` (which enforces no schema), and any
     other server (a gateway or proxy may ignore the bounds: ``stable`` has none to break)."""
     if method == "json_mode" or provider in _STABLE_PROVIDERS or base_url is None:

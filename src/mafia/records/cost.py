@@ -4,7 +4,7 @@ billed-equivalent input tokens, seconds, and money when the run has prices per m
 (``input``, ``cached_input``, ``output``).
 
 Every figure is a sum over the run's prompt records (``prompts.jsonl``): one attempt is one call,
-counted by kind as ``mafia.call_kinds`` reads them (a recall search is never a re-ask). The
+counted by kind as ``mafia.records.call_kinds`` reads them (a recall search is never a re-ask). The
 provider's own figures cover the calls whose provider reported them, and say how many. Money takes
 each call's provider-reported tokens where the provider reported them, else the local counts
 (tokens sent, the modelled cache, the output as counted here).
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mafia.call_kinds import CallKinds, kinds_of
+from mafia.records.call_kinds import CallKinds, kinds_of
 
 PRICE_KEYS = ("input", "cached_input", "output")
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from mafia.game.events import EventBase, GameStarted, entitled, roles_from_log
 from mafia.game.rules import Role
-from mafia.prefix_cache import PrefixCache
+from mafia.records.prefix_cache import PrefixCache
 
 
 def redact(event: EventBase, viewer: str, roles: Mapping[str, Role]) -> EventBase | None:
@@ -61,7 +61,7 @@ def player_view(
     """Public events, the viewer's own private facts and their team's, nothing else, in log order.
 
     ``roles`` may be passed when the caller already has them; otherwise they are read from the log.
-    Views of a growing log are extended rather than recomputed (see ``mafia.prefix_cache``), per
+    Views of a growing log are extended rather than recomputed (see ``mafia.records.prefix_cache``), per
     game and viewer: keyed by name alone, they would outlive their games.
     """
     if roles is not None:

@@ -120,8 +120,8 @@ def summariser_from_input(where: str, value: str, players: int) -> str | None:
     ``default`` (the model of every seat), ``seat:N`` with N a seat of the table, or a model spec
     (built once here, so a bad one is refused before the game); else one line naming the forms."""
     # The models load here, not with this module: the command line names settings without them.
-    from mafia.human import is_human
     from mafia.models.factory import ModelSpecError, resolve_model
+    from mafia.turn.people import is_human
 
     text = value.strip()
     if text.casefold() == DEFAULT_SUMMARISER:
