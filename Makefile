@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-LINT_PATHS := src tests $(wildcard bench)
+LINT_PATHS := src tests $(wildcard bench) scripts
 
 SERVER_VENV := .venv-server
 SERVER_STAMP := $(SERVER_VENV)/.installed
