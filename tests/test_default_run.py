@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from repo import ROOT, TESTS
 from sampling import AUDIT_MODULES
-
-TESTS = Path(__file__).resolve().parent
-ROOT = TESTS.parent
 
 
 class Selected:

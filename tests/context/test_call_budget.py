@@ -1,0 +1,79 @@
+"""A token budget bounds every call, not only every prompt: under ``layered`` a re-ask's rejected
+answer is cut to the room the prompt and the error leave, a recall exchange is offered only while
+there is room for it and its hits are fitted to what is left, and a call that still runs over is
+logged with why (``over_budget`` on its attempt). The budget bounds the text of a call's messages;
+the answer schema and the recall tool are billed on top of it, and every call's record says how
+much they were (``schema_tokens``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fakes.adversarial import AdversarialPlayer
+from mafia.context.call_budget import LEFT_OUT, fit_tokens
+from mafia.context.policy import ContextPolicy, policy_by_name
+from mafia.context.tokens import count_tokens
+from mafia.game.actions import ACTION_SCHEMAS, ActionKind
+from mafia.models.billing import encode, schema_text
+from mafia.models.house import HouseModel
+from mafia.nodes.recall_step import RECALL_TOOL
+from mafia.play.runner import run_game
+from mafia.records.call_kinds import rejected
+
+LAYERED = policy_by_name("layered")
+
+
+def _records(model: Any, policy: ContextPolicy, players: int = 7) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    run_game({"seed": 0, "players": players}, model=model, policy=policy, on_prompt=records.append)
+    return records
+
+
+def _head(action: str) -> int:
+    """The tokens a provider bills for a first ask's answer schema and the recall tool beside it,
+    counted here from their JSON as the OpenAI client sends them."""
+    tool = json.dumps(RECALL_TOOL, ensure_ascii=False, separators=(",", ":"))
+    return len(encode(schema_text(ACTION_SCHEMAS[ActionKind(action)]) + tool + "\n"))
+
+
+def test_every_call_of_an_adversarial_layered_game_fits_the_budget() -> None:
+    """Read from the prompt records: every call's messages (the prompt, a re-ask's exchange, a
+    recall exchange) within the budget, and every call billed for its schema and tools on top."""
+    records = _records(AdversarialPlayer(seed=0), LAYERED)
+    attempts = [a for r in records for a in r["attempts"]]
+    budget = LAYERED.token_budget or 0
+    assert sum(1 for a in attempts if a["kind"] == "invalid_text") > 10  # re-asks
+    assert sum(1 for a in attempts if a["kind"] == "recall") > 10  # recall exchanges
+    over = [(a["kind"], a["context_tokens"]) for a in attempts if a["context_tokens"] > budget]
+    assert over == []
+    unbilled: list[tuple[str, int, int]] = []
+    for r in records:
+        head = _head(r["action"])
+        # A first call's messages are the prompt as recorded.
+        assert r["attempts"][0]["context_tokens"] == count_tokens(r["system"]) + count_tokens(r["user"])
+        for i, a in enumerate(r["attempts"]):
+            if any(rejected(b) for b in r["attempts"][:i]):  # a re-ask's schema may list the options
+                billed = a["schema_tokens"] >= head
+            else:
+                billed = a["schema_tokens"] == head
+            if not billed or a["prompt_tokens"] < a["context_tokens"]:
+                unbilled.append((r["id"], i, a["schema_tokens"]))
+    assert unbilled == []
+
+
+def test_a_call_over_the_budget_is_logged_with_why() -> None:
+    """A budget no prompt can meet: every call is over it, and says the prompt alone is."""
+    attempts = [
+        a for r in _records(HouseModel(seed=0), ContextPolicy(token_budget=300), 5) for a in r["attempts"]
+    ]
+    assert attempts and all(a["context_tokens"] > 300 for a in attempts)
+    assert all(a["over_budget"].startswith("the prompt alone is ") for a in attempts)
+
+
+def test_a_rejected_answer_is_cut_to_the_room_left() -> None:
+    text = "word " * 400
+    cut = fit_tokens(text, 100)
+    assert count_tokens(cut) <= 100 and cut.endswith("…") and text.startswith(cut[:-1])
+    assert fit_tokens(text, 10) == LEFT_OUT
+    assert fit_tokens("short", 100) == "short"
