@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fakes import Ask, ScriptedModel
 from fakes.adversarial import AdversarialPlayer
 from mafia.context.call_budget import LEFT_OUT, fit_tokens
 from mafia.context.policy import ContextPolicy, policy_by_name
@@ -77,3 +78,27 @@ def test_a_rejected_answer_is_cut_to_the_room_left() -> None:
     assert count_tokens(cut) <= 100 and cut.endswith("…") and text.startswith(cut[:-1])
     assert fit_tokens(text, 10) == LEFT_OUT
     assert fit_tokens("short", 100) == "short"
+
+
+def _long_illegal_ballot(ask: Ask) -> dict[str, Any] | None:
+    """Speeches that nominate at length; every first ballot names someone not at the table (an
+    error of some 300 tokens quotes it back); re-asked, the ballot is a skip."""
+    if ask.action == "vote" and not ask.retry:
+        return {"choice": "Somebody who is not at this table, " * 30}
+    words = {"text": "I have listened to everyone today and I will keep listening. " * 6}
+    if ask.action == "speak":  # every speech nominates, so every day votes
+        return {**words, "choice": next(t for t in ask.targets if t != "skip")}
+    return words
+
+
+def test_a_re_ask_whose_error_leaves_no_room_is_asked_with_a_shorter_prompt() -> None:
+    """A long error after a full prompt: the re-ask's prompt is rendered again under a lower
+    budget, so the prompt, the rejected answer and the error fit the budget together."""
+    records = _records(ScriptedModel(script=_long_illegal_ballot), LAYERED, players=12)
+    budget = LAYERED.token_budget or 0
+    votes = [r for r in records if r["action"] == "vote"]
+    reasks = [a for r in votes for a in r["attempts"][1:]]
+    assert reasks and all(r["attempts"][0]["kind"] == "illegal_choice" for r in votes)
+    # The first asks came close to the budget: the error could not fit beside them.
+    assert any(r["attempts"][0]["context_tokens"] + 300 > budget for r in votes)
+    assert [a["context_tokens"] for a in reasks if a["context_tokens"] > budget] == []
