@@ -16,8 +16,7 @@ from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase, Thought, VoteRound, roles_from_log
 from mafia.game.protocol import ACTIONS
 from mafia.game.rules import SKIP, Role
-
-JSON = dict[str, Any]
+from mafia.game.state import JSON
 
 
 def fact_presence(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSON:
