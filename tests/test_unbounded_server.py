@@ -33,19 +33,23 @@ SPEECH = AnswerShape(
 )
 
 
+OVERLONG_NOTE = {
+    "observations": "quiet table",
+    "suspicions": [{"player": "Player 2", "level": 6, "reasoning": "pushed a quick vote" + LONG_TAIL}],
+    "relationships": [],
+    "pattern_notes": [],
+    "strategy": "watch",
+    "reasoning": "short",
+    "text": "I nominate Player 2.",
+    "choice": "Player 2",
+    "claim": None,
+}
+"""A speech whose one suspicion's reasoning runs past its bound."""
+
+
 def test_one_note_past_its_bound_is_cut_and_the_rest_of_the_answer_stands() -> None:
     schema = grammar_schema(SPEECH, 768, TextLimits())
-    args = {
-        "observations": "quiet table",
-        "suspicions": [{"player": "Player 2", "level": 6, "reasoning": "pushed a quick vote" + LONG_TAIL}],
-        "relationships": [],
-        "pattern_notes": [],
-        "strategy": "watch",
-        "reasoning": "short",
-        "text": "I nominate Player 2.",
-        "choice": "Player 2",
-        "claim": None,
-    }
+    args = OVERLONG_NOTE
     fitted = fit_to_bounds(schema, args)
     assert fitted is not None
     answer, cuts = fitted
@@ -59,17 +63,7 @@ def test_a_call_past_its_bounds_parses_to_the_cut_answer_and_its_cuts() -> None:
     """The turn's parse step keeps the cuts (the attempt logs them as ``text_truncated``), and
     a structured output that fails for another reason is a rejection."""
     schema = grammar_schema(SPEECH, 768, TextLimits())
-    args = {
-        "observations": "quiet table",
-        "suspicions": [{"player": "Player 2", "level": 6, "reasoning": "pushed a quick vote" + LONG_TAIL}],
-        "relationships": [],
-        "pattern_notes": [],
-        "strategy": "watch",
-        "reasoning": "short",
-        "text": "I nominate Player 2.",
-        "choice": "Player 2",
-        "claim": None,
-    }
+    args = OVERLONG_NOTE
     message = AIMessage("", tool_calls=[{"name": schema.__name__, "args": args, "id": "call-1"}])
     out = {"parsed": None, "parsing_error": ValueError("too long"), "raw": message, "content": ""}
     answer, cuts, rejection = parse_answer(out, schema, "choice")
