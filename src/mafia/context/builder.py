@@ -36,7 +36,7 @@ from mafia.context.transcript_text import transcript_body
 from mafia.context.views import player_view
 from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase
-from mafia.game.rules import Role
+from mafia.game.rules import Role, on_mafia
 
 
 def prompt_messages(prompt: Mapping[str, Any]) -> list[BaseMessage]:
@@ -397,7 +397,7 @@ def _transcript(x: Sources, hot: _Hot) -> str:
 
 
 def _mafia_info(x: Sources, hot: _Hot) -> str | None:
-    if x.s.role is not Role.MAFIA:
+    if not on_mafia(x.s.role):
         return None
     return sections.mafia_info(x.s, x.memory.facts.kill_history, NIGHTS_GROUPED in hot.shortened)
 
