@@ -30,6 +30,6 @@ def test_a_power_of_one_use_is_asked_once_a_game(monkeypatch: pytest.MonkeyPatch
 
 
 def test_the_mafia_side_is_the_rows_that_play_for_it() -> None:
-    assert MAFIA_SIDE == {r for r, spec in ROLES.items() if spec.side == "mafia"}
+    assert {r for r, spec in ROLES.items() if spec.side == "mafia"} == MAFIA_SIDE
     assert on_mafia(Role.MAFIA) and on_mafia("Mafia") and not on_mafia(Role.TOWN) and not on_mafia(None)
     assert is_mafia(Role.MAFIA) == "Mafia" and is_mafia(Role.DETECTIVE) == "Not Mafia"
