@@ -35,6 +35,7 @@ class Role(StrEnum):
     DOCTOR = "Doctor"
     TOWN = "Town"
     BODYGUARD = "Bodyguard"
+    GODFATHER = "Godfather"
 
 
 Team = Literal["mafia", "town"]
@@ -129,6 +130,9 @@ class RoleSpec:
     """How many nights a game its holder may use its night action (None: every night)."""
     shows: Team | None = None
     """The side an investigation of its holder shows (None: its own side)."""
+    rule: str | None = None
+    """Its rule as the rules section tells every player when the table holds it, for a role with
+    no night action of its own (a night role's is its ``night.rule``)."""
 
     @property
     def seen_as(self) -> Team:
@@ -203,6 +207,17 @@ ROLES: dict[Role, RoleSpec] = {
             answer="whom you guard",
         ),
         optional=True,
+    ),
+    # One at most: the Mafia's leader. It takes one of the Mafia's seats unless a setup names the
+    # Mafia's count, kills and wins with the Mafia, and a Detective's check shows it as Town.
+    Role.GODFATHER: RoleSpec(
+        "mafia",
+        None,
+        r"godfather",
+        at_most=1,
+        optional=True,
+        shows="town",
+        rule="The Godfather is one of the Mafia, but a Detective's check shows them as Not Mafia.",
     ),
 }
 """Every role's row, in seat-dealing order. A role is named once, here and in ``Role``: adding
@@ -341,6 +356,9 @@ def parse_role_counts(spec: Mapping[str, int], players: int) -> RoleCounts:
         _bad_players(players)
     base = RoleCounts.default(players)
     counts = {name: spec.get(name, base.of(ROLE_OF[name])) for name in ROLE_FIELDS if name != "town"}
+    if "mafia" not in spec:  # another role of the Mafia's side takes one of its default seats
+        others = sum(n for name, n in counts.items() if name != "mafia" and on_mafia(ROLE_OF[name]))
+        counts["mafia"] = max(0, counts["mafia"] - others)
     for name, value in counts.items():
         if value < 0:
             raise ConfigError(f"roles.{name}", f"must be 0 or more, got {value}")

@@ -183,6 +183,9 @@ def _speak_mafia(ctx: Ctx, cands: list[str]) -> _Speech:
     partner_claims = [p for p in b.detective_claims if p in b.partners]
     if b.pressure:
         said.core.append(line(rng, "deny"))
+        if b.role == Role.GODFATHER:  # a check shows me as Town: invite one
+            said.core.append(line(rng, "godfather_dare"))
+            said.strategy = "Dare the Detective to check me: a check shows me as Town and clears me."
     if b.i_claimed_detective:
         _keep_fake_claim(ctx, cands, said)
     elif threats:
