@@ -10,8 +10,9 @@ from pathlib import Path
 
 from mafia.graph import compile_graph
 from mafia.play.runner import resume_game, run_game, sqlite_checkpointer
+from repo import DATA
 
-OLD = Path(__file__).parent / "data" / "checkpoint-before-night-power-rows.sqlite.gz"
+OLD = DATA / "checkpoint-before-night-power-rows.sqlite.gz"
 """Made by ``run_game({"seed": 5, "players": 7}, thread_id="old-game")`` on that code, stopped by
 an exception at the first ``night_resolution`` event, the file vacuumed and gzipped."""
 
