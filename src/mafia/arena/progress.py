@@ -11,7 +11,6 @@ import threading
 import time
 from datetime import timedelta
 from types import TracebackType
-from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -23,10 +22,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from mafia.game.state import JSON
 from mafia.records.call_kinds import call_count
 
 logger = logging.getLogger("mafia.arena")
-JSON = dict[str, Any]
 
 
 class ArenaProgress:
