@@ -81,9 +81,15 @@ def every_event() -> list[ev.EventBase]:
         ),
         ev.TextTruncated(round=3, player="Ed", action="speak", field="speech", length=9000, limit=1200),
         ev.ColdSummary(
-            round=3, through=1, text=f"Day 1: no elimination.\nStory: {AWKWARD}", summariser="house"
+            round=3,
+            through=1,
+            facts=[1, 2],
+            speeches=[ev.ReportedSpeech(day=1, speaker="Ann", words=AWKWARD)],
+            patterns=[ev.SpeechPattern(pattern="accused", player="Ann", target="Bob", days=[1])],
+            summariser="house",
         ),
         ev.SummaryFallback(round=3, through=1, reason=AWKWARD, summariser="seat:2"),
+        ev.SummaryItemsRefused(round=3, through=1, refused=[AWKWARD], summariser="house"),
         ev.RunChanged(round=3, setting="seat_models.4", before="openai:gone", after="house:3"),
         ev.GameOver(
             round=3,

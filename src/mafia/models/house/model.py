@@ -51,16 +51,9 @@ from pydantic import BaseModel, Field
 
 from mafia.models.house.decisions import Decision, Knobs, decide
 from mafia.models.house.prompt_reading import PromptView, moment_text, read_prompt
-from mafia.models.house.recalling import (
-    RECALL_TOOL,
-    asks_summary,
-    conversation,
-    offers_recall,
-    recall_query,
-    summary_args,
-    use_recall,
-)
+from mafia.models.house.recalling import RECALL_TOOL, conversation, offers_recall, recall_query, use_recall
 from mafia.models.house.schema_fill import fill
+from mafia.models.house.summarising import asks_summary, summary_args
 
 __all__ = ["HouseModel", "prompt_text"]
 
