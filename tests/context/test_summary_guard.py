@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from fakes.adversarial import LIE_MARK, LIES, TRICKS, SpoilingSummariser, forged_line_starts, rotating
 from fact_presence import audit_prompts, capture_prompts
+from fakes.adversarial import LIE_MARK, LIES, TRICKS, SpoilingSummariser, forged_line_starts, rotating
 from mafia.context.policy import policy_by_name
 from mafia.context.record import read_view
 from mafia.context.summary import ground_answer

@@ -191,3 +191,21 @@ def test_a_relationship_logged_as_an_object_loads_as_its_line() -> None:
         }
     )
     assert thought.relationships == ["Bob & Ed (alliance): vote together"]
+
+
+def test_a_summary_logged_as_free_text_loads_without_its_text() -> None:
+    """Logs written when a summary was the summariser's free text still load, as a summary of no
+    picked item: the text, never grounded, is dropped and only the days' engine lines remain."""
+    line = json.dumps(
+        {
+            "type": "cold_summary",
+            "round": 4,
+            "through": 2,
+            "text": "Day 1: ...\nStory: Ann is the Doctor.",
+            "summariser": "house",
+        }
+    )
+    (event,) = ev.from_jsonl(line + "\n")
+    assert isinstance(event, ev.ColdSummary)
+    assert (event.through, event.facts, event.speeches, event.patterns) == (2, [], [], [])
+    assert "Doctor" not in json.dumps(ev.dump_event(event))

@@ -471,6 +471,15 @@ class ColdSummary(EventBase):
     patterns: list[SpeechPattern] = Field(default_factory=list)
     summariser: str
 
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_free_text(cls, data: Any) -> Any:
+        """Logs written before summaries became items carried the summariser's free text: read
+        them without it (no summariser sentence reaches a prompt; the days' engine lines stay)."""
+        if isinstance(data, dict) and "text" in data:
+            return {k: v for k, v in data.items() if k != "text"}
+        return data
+
 
 class SummaryFallback(EventBase):
     """A summary that could not be used (the summariser failed, answered badly or gave no item the
