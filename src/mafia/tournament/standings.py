@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from mafia.arena.bootstrap import draws
 from mafia.arena.stats import rate, wilson
 from mafia.game.state import JSON
+from mafia.tournament.judged import judged_play, outcomes
 from mafia.tournament.ratings import PASSES, ROLES, rate_tables
 from mafia.tournament.results import COSTS, TableResult, Tournament, side_of
 
@@ -157,6 +159,7 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
     tables = [t for t in tournament.tables if not t.self_play]
     alone = [t for t in tournament.tables if t.self_play]
     winners = Counter(t.winner for t in tables)
+    resamples = draws(len(tables))
     return {
         "tournament": request.get("id"),
         "players": request.get("players"),
@@ -167,6 +170,8 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
         "unfinished": tournament.unfinished,
         "winners": {side: winners.get(side, 0) for side in ("town", "mafia", "draw")},
         "ratings": rate_tables(tables, passes),
+        "outcomes": outcomes(tables, labels, resamples),
+        "judged": judged_play(tables, labels, resamples),
         "win_rates": win_rates(tables, labels),
         "deception_detection": deception_detection(tables, labels),
         "head_to_head": head_to_head(tables, labels),
