@@ -254,6 +254,26 @@ def test_house_variants_are_model_specs_of_graded_skill() -> None:
         ),
         (["--model", "house", "--model", "random-legal", "--server", "nope"], "--server 'nope'"),
         (["--model", "house", "--model", "house:x"], "house seed must be an integer"),
+        (
+            ["--model", "house", "--model", "random-legal", "--design", "duel"],
+            "--design duel: use one of mixed, teams",
+        ),
+        (
+            [
+                "--model",
+                "house",
+                "--model",
+                "random-legal",
+                "--model",
+                "house-sloppy",
+                "--design",
+                "teams",
+                "--games",
+                "9",
+            ],
+            "--games 9: each deal is played once per ordered pair of models (each pair both ways round), "
+            "so give a multiple of 6",
+        ),
     ],
 )
 def test_a_bad_tournament_is_one_line_and_exit_code_2(tmp_path: Path, args: list[str], message: str) -> None:
