@@ -22,28 +22,14 @@ from pathlib import Path
 
 import benchlib  # noqa: F401  (turns tracing off before LangChain loads)
 from mafia.arena.bootstrap import overlap
-from mafia.arena.seat_play import METRICS
-from mafia.game.state import JSON
 from mafia.tournament import run_tournament
+from mafia.tournament.judged_view import separated
 from mafia.tournament.results import load_tournament
 from mafia.tournament.spec import TEAMS
 from mafia.tournament.standings import standings
 
 MODELS = ["house", "random-legal"]
 CONCURRENCY = 2
-
-
-def separated(s: JSON, a: str, b: str) -> list[str]:
-    """The metrics whose 95% intervals over all of each model's seats do not overlap."""
-    out = []
-    for metric in METRICS:
-        rows = s["judged"]["metrics"][metric.key]
-        mine, theirs = rows[a]["all"], rows[b]["all"]
-        if mine is None or theirs is None:
-            continue
-        if not overlap((mine["low"], mine["high"]), (theirs["low"], theirs["high"])):
-            out.append(metric.key)
-    return out
 
 
 def main() -> None:

@@ -29,6 +29,8 @@ DESIGNS = (MIXED, TEAMS)
 """How a tournament seats its models: ``mixed``, every model at every table, one holding the
 Mafia and the others sharing the Town; ``teams``, two models a game, one the whole Mafia and the
 other the whole Town, each pair on each deal both ways round."""
+ASK_DEFAULTS = {"design": MIXED, "self_play": False}
+"""What arena.json leaves out when asked by default (so the tournaments asked before keep their ids)."""
 
 
 @dataclass(frozen=True)

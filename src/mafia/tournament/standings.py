@@ -11,6 +11,7 @@ from mafia.arena.bootstrap import draws
 from mafia.arena.stats import rate, wilson
 from mafia.game.state import JSON
 from mafia.tournament.judged import judged_play, outcomes
+from mafia.tournament.judged_view import warnings
 from mafia.tournament.ratings import PASSES, ROLES, rate_tables
 from mafia.tournament.results import COSTS, TableResult, Tournament, side_of
 
@@ -160,7 +161,7 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
     alone = [t for t in tournament.tables if t.self_play]
     winners = Counter(t.winner for t in tables)
     resamples = draws(len(tables))
-    return {
+    out: JSON = {
         "tournament": request.get("id"),
         "players": request.get("players"),
         "policy": request["policies"][0],
@@ -186,3 +187,5 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
         "self_play": self_play(alone, labels) if request.get("self_play") else None,
         "game_list": game_list(tournament.tables),
     }
+    out["warnings"] = warnings(out)
+    return out
