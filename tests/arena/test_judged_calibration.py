@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from fakes.role_knowing import RoleKnowingHouse, dealt_roles
 from mafia.arena.seat_play import METRICS
 from mafia.tournament import run_tournament
 from mafia.tournament.judged import judged_play
 from mafia.tournament.results import load_tournament
 from mafia.tournament.spec import TEAMS
-from role_knowing import RoleKnowingHouse, dealt_roles
 
 CHANCE = {m.key: m.chance for m in METRICS}
 DEALS, PLAYERS = 3, 7
