@@ -5,11 +5,15 @@ ranges come from the same draws."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mafia.arena.bootstrap import draws, overlap, percentiles, ratio
+from mafia.arena.seat_play import METRICS
 from mafia.tournament.judged import judged_play, outcomes
-from mafia.tournament.results import TableResult
+from mafia.tournament.results import TableResult, Tournament
+from mafia.tournament.standings import SCHEMA, standings
 
 SEATS = (("a", "Mafia"), ("b", "Town"), ("b", "Detective"))
 
@@ -81,3 +85,35 @@ def test_percentiles_and_overlap() -> None:
     assert ratio([1], [0]) is None
     assert overlap((0.0, 0.5), (0.5, 1.0)) and not overlap((0.0, 0.4), (0.5, 1.0))
     assert overlap((None, 0.2), (0.5, 1.0))
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "arenas-and-tournaments.md"
+
+
+def _doc_table(heading: str) -> list[list[str]]:
+    """The body rows of the first table under a heading of the tournaments page, cell by cell."""
+    lines = DOCS.read_text(encoding="utf-8").split(heading, 1)[1].splitlines()
+    first = next(k for k, line in enumerate(lines) if line.startswith("|"))
+    block = []
+    for line in lines[first:]:
+        if not line.startswith("|"):
+            break
+        block.append([c.strip() for c in line.strip().strip("|").split(" | ")])
+    return block[2:]
+
+
+def test_standings_json_holds_the_documented_schema() -> None:
+    request = {"id": "t", "players": 5, "policies": ["seed-window"], "models": {"a": {}, "b": {}}, "games": 2}
+    s = standings(Tournament(Path("t"), request, GAMES, []), passes=2)
+    documented = {
+        field.strip("`") for row in _doc_table("### standings.json") for field in row[0].split(", ")
+    }
+    assert documented == set(s) and s["schema"] == SCHEMA
+    figure = s["judged"]["metrics"]["misfires"]["a"]["all"]
+    assert set(figure) == {"value", "low", "high", "n", "baseline", "advantage"}
+    assert set(s["outcomes"]["a"]) == {"wins", "advantage", "ranks"}
+
+
+def test_every_metric_is_documented_with_its_definition() -> None:
+    rows = {row[0].strip("`"): row[2] for row in _doc_table("### Judged play")}
+    assert rows == {m.key: m.definition for m in METRICS}

@@ -14,6 +14,11 @@ from mafia.tournament.judged import judged_play, outcomes
 from mafia.tournament.judged_view import warnings
 from mafia.tournament.ratings import PASSES, ROLES, rate_tables
 from mafia.tournament.results import COSTS, TableResult, Tournament, side_of
+from mafia.tournament.spec import MIXED
+
+SCHEMA = "mafia-standings/1"
+"""The version of standings.json's layout (docs/arenas-and-tournaments.md, "standings.json"): a
+field's meaning never changes under one version."""
 
 
 def _share(wins: int, trials: int) -> JSON:
@@ -162,7 +167,9 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
     winners = Counter(t.winner for t in tables)
     resamples = draws(len(tables))
     out: JSON = {
+        "schema": SCHEMA,
         "tournament": request.get("id"),
+        "design": request.get("design", MIXED),
         "players": request.get("players"),
         "policy": request["policies"][0],
         "models": labels,
