@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from logbuilder import LogBuilder
-from mafia.arena.seat_play import METRICS, seat_tallies
+from mafia.arena.judged import judged_figures
+from mafia.arena.seat_play import METRICS, role_tallies, seat_tallies
 from mafia.game.actions import ActionKind
 from mafia.game.rules import Role
 
@@ -139,3 +140,22 @@ def test_a_metric_reads_only_the_seats_of_its_side(metric) -> None:  # type: ign
         side = "mafia" if log.role_of[player] is Role.MAFIA else "town"
         if metric.side not in ("all", side):
             assert metric.key not in tally, player
+
+
+def test_a_games_tallies_add_up_per_role_and_over_every_seat() -> None:
+    got = role_tallies(scripted().events, prompts())
+    assert got["all"]["misfires"] == [2, 15] and got["Mafia"]["misfires"] == [0, 5]
+    assert got["Town"]["misfires"] == [1, 6] and got["Detective"]["misfires"] == [0, 3]
+    assert got["Detective"]["follow_through"] == [1, 1] and "follow_through" not in got["Town"]
+
+
+def test_an_arenas_figures_are_ratios_of_its_games_with_their_draws() -> None:
+    games = [{"all": {"misfires": [1.0, 2.0]}}, {"all": {"misfires": [0.0, 2.0]}}]
+    got = judged_figures(games, [[2, 0], [0, 2]])["misfires"]
+    assert got["all"] == {
+        "value": 0.25,
+        "low": pytest.approx(0.0125),
+        "high": pytest.approx(0.4875),
+        "n": 4.0,
+    }
+    assert got["Town"] is None

@@ -300,3 +300,18 @@ def seat_tallies(events: Sequence[EventBase], prompts: Sequence[JSON] = ()) -> d
     _round1(events, roles, tallies)
     _answers(prompts, tallies)
     return tallies
+
+
+ALL = "all"
+
+
+def role_tallies(events: Sequence[EventBase], prompts: Sequence[JSON] = ()) -> dict[str, Tally]:
+    """A game's seat tallies summed per role and over every seat (``all``): what an arena, whose
+    seats all hold one model, judges its model by."""
+    roles = roles_from_log(events)
+    out: dict[str, Tally] = {}
+    for player, tally in seat_tallies(events, prompts).items():
+        for group in (ALL, roles[player].value):
+            for key, (num, den) in tally.items():
+                _add(out.setdefault(group, {}), key, num, den)
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mafia.arena.bootstrap import overlap
+from mafia.arena.report import interval_text
 from mafia.arena.seat_play import BY_DAY, METRICS, Metric
 from mafia.game.state import JSON
 from mafia.tournament.judged import GROUPS
@@ -28,12 +29,7 @@ RANK_NOTE = (
 
 def figure(f: JSON | None, digits: int = 2) -> str:
     """A figure with its interval: ``value [low, high]``, or a dash."""
-    if f is None or f.get("value") is None:
-        return "–"
-    value = f"{f['value']:.{digits}f}"
-    if f.get("low") is None or f.get("high") is None:
-        return value
-    return f"{value} [{f['low']:.{digits}f}, {f['high']:.{digits}f}]"
+    return "–" if f is None else interval_text(f, digits)
 
 
 def metric_rows(s: JSON, metric: Metric) -> Rows:
