@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from mafia.arena.spec import Contestant, label_for
 from mafia.cli import app
 from mafia.context.policy import policy_by_name
-from mafia.game.rules import Role, assign_roles
+from mafia.game.rules import assign_roles, on_mafia
 from mafia.run.settings import config_from_input
 from mafia.tournament.seating import team_pairs
 from mafia.tournament.spec import TEAMS, TournamentSpec
@@ -40,8 +40,8 @@ def test_every_ordered_pair_plays_each_deal_side_against_side() -> None:
         deal = assign_roles(config_from_input(spec.setup(seed)))
         met = []
         for table in (t for t in tables if t.seed == seed):
-            mafia = {c.label for c, s in zip(table.seats, deal, strict=True) if s.role is Role.MAFIA}
-            town = {c.label for c, s in zip(table.seats, deal, strict=True) if s.role is not Role.MAFIA}
+            mafia = {c.label for c, s in zip(table.seats, deal, strict=True) if on_mafia(s.role)}
+            town = {c.label for c, s in zip(table.seats, deal, strict=True) if not on_mafia(s.role)}
             assert len(mafia) == 1 and len(town) == 1 and mafia != town  # a whole side each
             met.append((mafia.pop(), town.pop()))
         assert sorted(met) == sorted((a, b) for a in THREE for b in THREE if a != b)  # both ways round

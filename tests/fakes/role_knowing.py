@@ -11,7 +11,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from mafia.game.rules import Role, assign_roles
+from mafia.game.rules import assign_roles, on_mafia
 from mafia.models.house import HouseModel
 from mafia.run.settings import config_from_input
 
@@ -31,7 +31,7 @@ class RoleKnowingHouse(HouseModel):
         if not isinstance(notes, list):
             return notes
         return [
-            {**n, "level": 10 if self.roles.get(str(n.get("player"))) == Role.MAFIA.value else 0}
+            {**n, "level": 10 if on_mafia(self.roles.get(str(n.get("player")))) else 0}
             if isinstance(n, dict)
             else n
             for n in notes

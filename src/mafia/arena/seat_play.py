@@ -28,7 +28,7 @@ from mafia.game.events import (
     VoteRound,
     roles_from_log,
 )
-from mafia.game.rules import ROLES, SKIP, Role
+from mafia.game.rules import ROLES, SKIP, Role, on_mafia
 from mafia.records.call_kinds import kinds_of
 
 JSON = dict[str, Any]
@@ -203,9 +203,9 @@ def _ballots(events: Sequence[EventBase], roles: Mapping[str, Role], tallies: di
             on = roles.get(target) if target != SKIP else None
             _add(tally, "misfires", on is not None and side_of(on) == side, 1)
             if side == "town":
-                _add(tally, "ballots_on_mafia", on is Role.MAFIA, 1)
+                _add(tally, "ballots_on_mafia", on_mafia(on), 1)
                 if vote.eliminated is not None and target == vote.eliminated:
-                    _add(tally, "mafia_exiles", on is Role.MAFIA, 1)
+                    _add(tally, "mafia_exiles", on_mafia(on), 1)
     for (number, speaker), nominee in nominated.items():
         if speaker not in roles:
             continue
@@ -262,7 +262,7 @@ def _round1(events: Sequence[EventBase], roles: Mapping[str, Role], tallies: dic
     """Team nights (two or more Mafia alive) each living Mafia seat took part in, and whether the
     kill was agreed in Round 1."""
     gone: set[str] = set()
-    mafia = [p for p, r in roles.items() if r is Role.MAFIA]
+    mafia = [p for p, r in roles.items() if on_mafia(r)]
     for event in events:
         if isinstance(event, Elimination):
             gone.add(event.player)
@@ -291,7 +291,7 @@ def seat_tallies(events: Sequence[EventBase], prompts: Sequence[JSON] = ()) -> d
     roles = roles_from_log(events)
     order = seats(events)
     tallies: dict[str, Tally] = {player: {} for player in order}
-    mafia = {p for p, r in roles.items() if r is Role.MAFIA}
+    mafia = {p for p, r in roles.items() if on_mafia(r)}
     _beliefs(events, mafia, tallies)
     _ballots(events, roles, tallies)
     _survival(events, order, tallies)

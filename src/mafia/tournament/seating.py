@@ -17,14 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mafia.game.rules import Role, Seat
+from mafia.game.rules import Seat, on_mafia
 
 
 def seating(seats: Sequence[Seat], models: int, turn: int) -> tuple[int, ...]:
     """The model (an index below ``models``) of each seat, in seat order, in the deal's ``turn``-th
     game: model ``turn`` holds the Mafia seats; the other seats, in seat order, are cut into
     ``models - 1`` blocks of nearly equal size (the larger first) for the models after it."""
-    town = [s.seat for s in seats if s.role is not Role.MAFIA]
+    town = [s.seat for s in seats if not on_mafia(s.role)]
     if not 2 <= models <= len(town) + 1:
         raise ValueError(f"models must be 2 to {len(town) + 1} at this table, got {models}")
     mafia_model = turn % models
@@ -39,7 +39,7 @@ def seating(seats: Sequence[Seat], models: int, turn: int) -> tuple[int, ...]:
 def team_seating(seats: Sequence[Seat], mafia_model: int, town_model: int) -> tuple[int, ...]:
     """The model of each seat, in seat order, when one model holds every Mafia seat and another
     every other seat (the ``teams`` design)."""
-    return tuple(mafia_model if s.role is Role.MAFIA else town_model for s in seats)
+    return tuple(mafia_model if on_mafia(s.role) else town_model for s in seats)
 
 
 def team_pairs(models: int) -> list[tuple[int, int]]:
