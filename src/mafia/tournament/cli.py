@@ -83,6 +83,14 @@ def tournament(
             help="Also play each deal once with each model alone at the table: shown apart, never rated.",
         ),
     ] = False,
+    design: Annotated[
+        str,
+        typer.Option(
+            help="How models are seated: mixed (every model at every table, one holding the Mafia) or "
+            "teams (two models a game, one the whole Mafia and the other the whole Town, then the "
+            "sides swapped on the same deal); teams tells two models apart in fewer games.",
+        ),
+    ] = "mixed",
     server: ServerOption = None,
     queue: QueueOption = False,
     detach: DetachOption = False,
@@ -132,6 +140,7 @@ def tournament(
         "server": server,
         "queue": queue,
         "self_play": self_play,
+        "design": design,
         "progress": not quiet and not queue,
         "on_start": started,
     }
@@ -191,6 +200,16 @@ def _print_standings(summary: JSON) -> None:
             f"{label}: rating {r['mu']:.1f} [{r['low']:.1f}, {r['high']:.1f}]", soft_wrap=True, markup=False
         )
     console.print(
-        f"{summary['finished']}/{summary['games']} games; summary: {summary['run']['folder']}/{SUMMARY_FILE}",
-        soft_wrap=True,
+        f"{games_line(summary)}; summary: {summary['run']['folder']}/{SUMMARY_FILE}", soft_wrap=True
     )
+
+
+def games_line(summary: JSON) -> str:
+    """The games played of all the tournament's games, as the progress bar counts them (self-play
+    games included), and the rated ones among them."""
+    line = f"{summary['played']}/{summary['scheduled']} games"
+    if summary["self_play_games"]:
+        line += (
+            f" ({summary['finished']} rated of {summary['games']}, {summary['self_play_games']} self-play)"
+        )
+    return line

@@ -71,7 +71,8 @@ class HouseModel(BaseChatModel):
     seed: int = 0
     """Seeds every choice together with the prompt text: same seed and messages, same answer."""
     skill: float = Field(default=1.0, ge=0.0, le=1.0)
-    """Chance of the reasoned choice; otherwise a random legal one (a weaker baseline)."""
+    """Chance of the reasoned choice (and suspicion level); otherwise a random legal one (a random
+    level): a weaker baseline."""
     aggression: float = Field(default=0.5, ge=0.0, le=1.0)
     """Readiness to nominate and vote on thin evidence, make early reads and counterclaim."""
     chaos: float = Field(default=0.0, ge=0.0, le=1.0)
