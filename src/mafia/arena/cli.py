@@ -325,14 +325,22 @@ def _collect_until_done(
     console: Console, folder: Path, noun: str, summary: Summary, server: str | None = None
 ) -> None:
     """Collect the finished games every few seconds, printing where they stand when it changes,
-    until every game is finished or stopped."""
+    until every game is finished or stopped. A server in trouble for a while (its PostgreSQL or
+    Redis down) is said and waited out: its games go on once it is back."""
     import time
 
     from mafia.arena.queued import collect as collect_games
 
     shown = ""
     while True:
-        progress = _queued(collect_games, folder, summary=summary, server=server)
+        try:
+            progress = _queued(collect_games, folder, summary=summary, server=server)
+        except ServerTrouble as exc:
+            if str(exc) != shown:
+                console.print(f"{exc}", style="yellow", soft_wrap=True)
+                shown = str(exc)
+            time.sleep(FOLLOW_S)
+            continue
         line = progress.line()
         if line != shown:
             console.print(line, soft_wrap=True)
@@ -346,18 +354,25 @@ def _collect_until_done(
         raise typer.Exit(code=1)
 
 
+class ServerTrouble(SettingError):
+    """The server of queued games does not answer, or fails (one line: which component is down)."""
+
+
 def _queued(look: Callable[..., Any], folder: Path, **options: Any) -> Any:
-    """``look(folder)`` (status or collect) with a bad folder or an unreachable server as one line."""
+    """``look(folder)`` (status, collect or cancel) with a bad folder or a server in trouble as one
+    line (which of its components is down, when the server can say)."""
     import httpx
 
+    from mafia.arena.queued import queue_record, server_trouble
     from mafia.arena.spec import ArenaError
 
     try:
         return look(folder, **options)
     except ArenaError as exc:
         raise SettingError(str(exc)) from None
-    except httpx.HTTPError as exc:  # the server does not answer, or refuses
-        raise SettingError(f"{folder}: the server of its queued games fails ({exc})") from None
+    except httpx.HTTPError as exc:  # the server does not answer, or fails
+        url = options.get("server") or str(queue_record(folder)["server"])
+        raise ServerTrouble(f"{folder}: {server_trouble(url, exc)}") from None
 
 
 def add_queue_commands(app: typer.Typer, noun: str, summary: Summary) -> None:
