@@ -147,7 +147,7 @@ def main() -> None:
             wall = time.monotonic() - start
             twice = games_twice(arena)
             logs = "\n".join(p.log_path.read_text(errors="replace") for p in made.processes)
-        retries = logs.count("taken up again") + logs.count("Swept stale run")
+        retries = logs.count("taken up again") + logs.count("'event': 'Swept stale run'")
         run_arena(**ask, out=work / "local")
         same, finished = identical(arena, work / "local" / "arena-outage")
     print(f"games={args.games}")

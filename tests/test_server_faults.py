@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 import mafia.arena.queued as queued
 from mafia.arena.queued import QUEUE_FILE, collect
 from mafia.cli import app
-from mafia.commands.faults import MAX_TAKE_UPS, POSTGRES, REDIS, WORKER, component_of, fault_of
+from mafia.commands.faults import MAX_TAKE_UPS, POSTGRES, REDIS, RUN_METADATA, WORKER, component_of, fault_of
 from mafia.commands.server_app import take_up_games
 
 runner = CliRunner()
@@ -41,7 +41,8 @@ OWN = {"error": "APIConnectionError", "message": "the model provider does not an
 def _runs(errors: int, latest: str = "error") -> list[dict[str, Any]]:
     """A game's runs, newest first: ``latest``, then ``errors`` - 1 (or ``errors``) errored ones."""
     older = errors - 1 if latest == "error" else errors
-    return [{"status": latest, "kwargs": {"context": {"policy": "p"}}}] + [{"status": "error"}] * older
+    newest = {"status": latest, "kwargs": {"context": {"policy": "p"}}, "metadata": RUN_METADATA}
+    return [newest] + [{"status": "error"}] * older
 
 
 @pytest.mark.parametrize(
@@ -70,6 +71,8 @@ def test_a_fault_is_taken_up_within_the_bound_and_left_past_it() -> None:
     assert past is not None and not past.taken_up and "queue it again" in past.line()
     assert fault_of(_runs(1), OWN) is None, "a game's own error is the user's to see"
     assert fault_of(_runs(2, latest="success"), LOST_REDIS) is None, "only a latest run that failed"
+    streamed = [{**_runs(1)[0], "metadata": {}}]
+    assert fault_of(streamed, LOST_REDIS) is None, "a game streamed to a client is the client's"
 
 
 class FakeAsyncServer:
@@ -93,8 +96,9 @@ class FakeAsyncServer:
             return threads[thread_id][1]
 
         async def create(
-            thread_id: str, graph: str, input: Any, context: Any, multitask_strategy: str
+            thread_id: str, graph: str, input: Any, context: Any, multitask_strategy: str, metadata: Any
         ) -> None:
+            assert metadata == RUN_METADATA, "a new run is marked as queued, for the next fault"
             if conflict:
                 request = httpx.Request("POST", "http://127.0.0.1:1/runs")
                 raise ConflictError("busy", response=httpx.Response(409, request=request), body=None)

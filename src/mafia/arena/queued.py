@@ -31,7 +31,7 @@ from mafia.arena.spec import (
     write_json,
 )
 from mafia.arena.summary import basic_summary
-from mafia.commands.faults import Fault, fault_of
+from mafia.commands.faults import RUN_METADATA, Fault, fault_of
 from mafia.game.state import JSON
 from mafia.play.runner import RunLog
 
@@ -87,6 +87,7 @@ def _queue_one(games: ServerGames, slot: GameSlot, spec: ArenaSpec) -> None:
         input=None if state["values"] else {"setup": spec.setup(slot.seed)},
         context=server_context(slot, spec),
         multitask_strategy="reject",
+        metadata=RUN_METADATA,  # the server's keeper takes up such runs after a fault
     )
 
 

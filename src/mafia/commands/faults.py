@@ -16,6 +16,8 @@ from typing import Any
 # Attempts after the first run of a game ended by a fault: a component down for longer than the
 # keeper's ticks allow leaves the game stopped, to be queued again by hand.
 MAX_TAKE_UPS = 5
+QUEUED = "mafia_queued"  # the metadata key marking a game's background run (``queue_games``)
+RUN_METADATA = {QUEUED: True}
 POSTGRES, REDIS, WORKER = "PostgreSQL", "Redis", "a server process"
 # The exception types (by name, as the server records them) of a lost connection to each.
 FAULTS: Mapping[str, str] = {
@@ -65,10 +67,13 @@ def component_of(error: Mapping[str, Any] | None) -> str | None:
 
 
 def fault_of(runs: Sequence[Mapping[str, Any]], error: Mapping[str, Any] | None) -> Fault | None:
-    """The fault of a game whose latest run (``runs``, newest first, as the server lists them) ended
-    in ``error``, ``error`` being what the server recorded on the thread; None when the game is not
-    in that case or its own error ended it."""
+    """The fault of a queued game whose latest run (``runs``, newest first, as the server lists
+    them) ended in ``error``, ``error`` being what the server recorded on the thread; None when
+    the game is not in that case or its own error ended it. A game streamed to a client
+    (``mafia arena --server`` without ``--queue``) is that client's to go on with."""
     if not runs or runs[0].get("status") != "error":
+        return None
+    if not (runs[0].get("metadata") or {}).get(QUEUED):
         return None
     component = component_of(error)
     if component is None:

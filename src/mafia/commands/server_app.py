@@ -25,7 +25,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import ConflictError
 
-from mafia.commands.faults import fault_of
+from mafia.commands.faults import RUN_METADATA, fault_of
 
 # The server's web framework comes with the server extra: ``mafia serve`` checks for it first.
 if TYPE_CHECKING:
@@ -113,7 +113,12 @@ async def _take_up(client: LangGraphClient, thread: Any) -> bool:
     context = (latest.get("kwargs") or {}).get("context")
     try:
         await client.runs.create(
-            thread_id, GRAPH_ID, input=None, context=context, multitask_strategy="reject"
+            thread_id,
+            GRAPH_ID,
+            input=None,
+            context=context,
+            multitask_strategy="reject",
+            metadata=RUN_METADATA,
         )
     except ConflictError:  # another process's keeper took it up first
         return False
