@@ -24,6 +24,7 @@ from fakes import free_port
 from mafia.commands.serve import check_reachable, check_serve
 from mafia.commands.server_app import database_down, redis_down
 from mafia.run.settings import SettingError
+from server_cluster import SERVE, unavailable
 
 
 @pytest.fixture
@@ -80,14 +81,7 @@ def test_a_redis_that_does_not_answer_is_one_line_naming_it(monkeypatch: pytest.
 
 
 # The whole command, on this machine's PostgreSQL and Redis.
-from server_cluster import SERVE  # noqa: E402
 JOINS = re.compile(r"--database-uri (\S+) --redis-uri (\S+)")
-
-
-def _serve_unavailable() -> str | None:
-    from server_cluster import unavailable
-
-    return unavailable()
 
 
 def _start(data: Path, log: Path) -> tuple[subprocess.Popen[bytes], str, str, str]:
@@ -135,7 +129,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> int:
 
 @pytest.mark.slow
 def test_serve_with_no_uris_starts_and_stops_its_own_postgres_and_redis(tmp_path: Path) -> None:
-    if (why := _serve_unavailable()) is not None:
+    if (why := unavailable()) is not None:
         pytest.skip(f"no server environment here: {why}")
     # In /tmp: as root, PostgreSQL runs as the postgres user, who cannot reach pytest's folders.
     data = Path(tempfile.mkdtemp(prefix="mafia-serve-"))
@@ -167,7 +161,7 @@ def _serve_twice(data: Path, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_serve_with_a_database_that_does_not_answer_is_one_line(tmp_path: Path) -> None:
-    if (why := _serve_unavailable()) is not None:
+    if (why := unavailable()) is not None:
         pytest.skip(f"no server environment here: {why}")
     args = [str(SERVE), "serve", "--database-uri", f"postgresql://u@127.0.0.1:{free_port()}/db"]
     args += ["--redis-uri", f"redis://127.0.0.1:{free_port()}"]

@@ -4,6 +4,9 @@ Postgres + Redis runtime of ``langgraph-runtime-pg``: runs queued in Postgres an
 to the queue and resume from their last checkpoint), streams through Redis. Every process started
 on the same database and Redis is one more "machine" taking runs from the same queue.
 
+Given neither a database nor Redis, the command starts its own (``local_services``). Each process
+also runs the keeper and the health check of ``server_app``.
+
 The runtime pins its own ``langgraph-api``, another than ``langgraph dev``'s, so it lives in an
 environment of its own (the ``server`` extra; ``make server-venv`` builds ``.venv-server``)."""
 
