@@ -36,13 +36,15 @@ GAME = {
 LOST_REDIS = {"error": "ConnectionError", "message": "An internal error occurred"}
 LOST_PG = {"error": "OperationalError", "message": "An internal error occurred"}
 OWN = {"error": "APIConnectionError", "message": "the model provider does not answer"}
+SETUP = {"setup": {"seed": 3}}
 
 
 def _runs(errors: int, latest: str = "error") -> list[dict[str, Any]]:
     """A game's runs, newest first: ``latest``, then ``errors`` - 1 (or ``errors``) errored ones."""
     older = errors - 1 if latest == "error" else errors
     newest = {"status": latest, "kwargs": {"context": {"policy": "p"}}, "metadata": RUN_METADATA}
-    return [newest] + [{"status": "error"}] * older
+    first = {"status": "error", "kwargs": {"input": SETUP}}
+    return [newest] + [{"status": "error"}] * (older - 1) + [first] * min(older, 1)
 
 
 @pytest.mark.parametrize(
@@ -95,6 +97,10 @@ class FakeAsyncServer:
         async def runs_list(thread_id: str, limit: int) -> list[dict[str, Any]]:
             return threads[thread_id][1]
 
+        async def get_state(thread_id: str) -> dict[str, Any]:
+            """A game's state; one whose first run ended before any step was saved has none."""
+            return {"values": {} if thread_id.startswith("unbegun") else {"events": []}}
+
         async def create(
             thread_id: str, graph: str, input: Any, context: Any, multitask_strategy: str, metadata: Any
         ) -> None:
@@ -105,7 +111,8 @@ class FakeAsyncServer:
             self.created.append((thread_id, input, context, multitask_strategy))
 
         self.client = SimpleNamespace(
-            threads=SimpleNamespace(search=search), runs=SimpleNamespace(list=runs_list, create=create)
+            threads=SimpleNamespace(search=search, get_state=get_state),
+            runs=SimpleNamespace(list=runs_list, create=create),
         )
 
 
@@ -117,11 +124,15 @@ def test_the_keeper_starts_one_run_from_the_last_checkpoint_for_each_game_a_faul
             "killed": (None, _runs(1)),
             "own": (OWN, _runs(1)),
             "worn": (LOST_REDIS, _runs(MAX_TAKE_UPS + 1)),
+            "unbegun": (LOST_REDIS, _runs(2)),
         }
     )
     started = asyncio.run(take_up_games(server.client))  # type: ignore[arg-type]
-    assert started == 3
-    assert server.created == [(t, None, {"policy": "p"}, "reject") for t in ("redis", "pg", "killed")]
+    assert started == 4
+    goes_on = [(t, None, {"policy": "p"}, "reject") for t in ("redis", "pg", "killed")]
+    assert server.created == [*goes_on, ("unbegun", SETUP, {"policy": "p"}, "reject")], (
+        "a game with no step saved starts again from its first run's setup"
+    )
 
 
 def test_a_game_another_keeper_took_up_first_is_not_counted() -> None:

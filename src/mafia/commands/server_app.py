@@ -17,7 +17,7 @@ import asyncio
 import logging
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -111,11 +111,13 @@ async def _take_up(client: LangGraphClient, thread: Any) -> bool:
         return False
     latest: Mapping[str, Any] = runs[0]
     context = (latest.get("kwargs") or {}).get("context")
+    # A game whose first run ended before its first checkpoint starts again from its setup.
+    begun = bool((await client.threads.get_state(thread_id))["values"])
     try:
         await client.runs.create(
             thread_id,
             GRAPH_ID,
-            input=None,
+            input=None if begun else first_input(runs),
             context=context,
             multitask_strategy="reject",
             metadata=RUN_METADATA,
@@ -123,13 +125,20 @@ async def _take_up(client: LangGraphClient, thread: Any) -> bool:
     except ConflictError:  # another process's keeper took it up first
         return False
     _log.warning(
-        "game %s (thread %s): %s, from its last whole step (error: %s)",
+        "game %s (thread %s): %s, from its %s (error: %s)",
         game,
         thread_id,
         fault.line(),
+        "last whole step" if begun else "setup (no step was saved)",
         thread.get("error"),
     )
     return True
+
+
+def first_input(runs: Sequence[Mapping[str, Any]]) -> Any:
+    """The input the game's first run was given (its setup), from its runs newest first."""
+    given = [(run.get("kwargs") or {}).get("input") for run in runs]
+    return next((start for start in reversed(given) if start is not None), None)
 
 
 async def keep(url: str, every_s: float = KEEP_S) -> None:
