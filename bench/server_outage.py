@@ -9,7 +9,8 @@ local arena's), ``games_lost=`` (never finished), ``games_twice=`` (a game some 
 runs played: two checkpoints on one parent in its thread's history), ``manual_requeues=`` (games
 that stopped and had to be queued again by hand), ``retries_logged=`` (runs taken up again, as
 the server processes logged them: the keeper's retries and the runtime's sweeps of a killed
-process's runs), and the time of each fault, ``<fault>_at_s=``.
+process's runs), each cause's share (``retries_redis=``, ``retries_postgres=``, ``retries_swept=``)
+and the time of each fault, ``<fault>_at_s=``.
 """
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ def _safe(look: Callable[[], bool]) -> Callable[[], bool]:
             return False
 
     return safe
+
+
+def _playing(log: str) -> bool:
+    """Whether a server process's log shows a run started and not yet ended."""
+    started = log.count("Starting background run")
+    ended = log.count("Background run succeeded") + log.count("Background run failed")
+    return started > ended
 
 
 def games_twice(arena: Path) -> int:
@@ -131,8 +139,9 @@ def main() -> None:
             made.pg.start()
             faults["postgres_restart_at_s"] = time.monotonic() - start
             # A server process killed mid-game: the second one (the games were queued on the first).
-            _until(_safe(lambda: _progress(arena).running >= 1), "a game plays after the restarts")
-            made.processes[1].kill()
+            doomed = made.processes[1]
+            _until(lambda: _playing(doomed.log()), "the second server process plays a game")
+            doomed.kill()
             faults["process_killed_at_s"] = time.monotonic() - start
 
             def all_collected() -> bool:
@@ -147,7 +156,11 @@ def main() -> None:
             wall = time.monotonic() - start
             twice = games_twice(arena)
             logs = "\n".join(p.log_path.read_text(errors="replace") for p in made.processes)
-        retries = logs.count("taken up again") + logs.count("'event': 'Swept stale run'")
+        retries = {
+            "redis": logs.count("ended by Redis; taken up again"),
+            "postgres": logs.count("ended by PostgreSQL; taken up again"),
+            "swept": logs.count("'event': 'Swept stale run'"),
+        }
         run_arena(**ask, out=work / "local")
         same, finished = identical(arena, work / "local" / "arena-outage")
     print(f"games={args.games}")
@@ -155,7 +168,9 @@ def main() -> None:
     print(f"games_lost={args.games - finished}")
     print(f"games_twice={twice}")
     print(f"manual_requeues={manual}")
-    print(f"retries_logged={retries}")
+    print(f"retries_logged={sum(retries.values())}")
+    for cause, count in retries.items():
+        print(f"retries_{cause}={count}")
     for name, at in faults.items():
         print(f"{name}={at:.1f}")
     print(f"wall_s={wall:.1f}")

@@ -245,3 +245,23 @@ def test_following_the_games_waits_out_a_server_in_trouble(
     assert result.output.count("no server answers at") == 1, "the same trouble is said once"
     assert "1/1 games finished" in result.output
     assert len(looks) == 3
+
+
+@pytest.mark.slow
+def test_status_names_postgres_while_the_real_server_has_it_down(tmp_path: Path) -> None:
+    from mafia.arena import run_arena
+    from server_cluster import cluster, unavailable
+
+    if (why := unavailable()) is not None:
+        pytest.skip(f"no Postgres + Redis server here: {why}")
+    with cluster(tmp_path / "serve", processes=1, workers=1) as made:
+        run_arena(games=1, players=5, arena_id="down", server=made.processes[0].url, queue=True, out=tmp_path)
+        made.pg.halt()
+        try:
+            result = runner.invoke(app, ["arena", "status", str(tmp_path / "arena-down")])
+        finally:
+            made.pg.start()
+        back = runner.invoke(app, ["arena", "status", str(tmp_path / "arena-down")])
+    assert result.exit_code == 2, result.output
+    assert "answers, but its PostgreSQL is down" in result.output and "Redis" not in result.output
+    assert back.exit_code == 0 and "games finished" in back.output, back.output
