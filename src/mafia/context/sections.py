@@ -75,7 +75,10 @@ def rules_text(
         composition=composition_text,
         town_roles=", ".join(role.value for role in roles if ROLES[role].side == "town"),
         night_rules=" ".join(
-            night.rule for role in NIGHT_ROLES if role in roles and (night := ROLES[role].night)
+            [
+                *(night.rule for role in NIGHT_ROLES if role in roles and (night := ROLES[role].night)),
+                *(rule for role in roles if (rule := ROLES[role].rule)),
+            ]
         ),
         round_cap=str(round_cap),
     )
