@@ -177,9 +177,9 @@ def failing_server() -> Iterator[tuple[str, dict[str, str | None]]]:
 
         def _answer(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            ok = self.path == "/mafia/health"
-            body = json.dumps(health).encode() if ok else b"Internal Server Error"
-            self.send_response(200 if ok else 500)
+            ok = self.path == "/mafia/health" and bool(health)
+            body = json.dumps(health).encode() if ok else b'{"detail": "Not Found"}'
+            self.send_response(200 if ok else 404 if self.path == "/mafia/health" else 500)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -210,6 +210,16 @@ def test_status_names_the_component_that_is_down(
     assert len(lines) == 1 and "Traceback" not in result.output
     assert f"answers, but its {component} is down (connection refused)" in lines[0]
     assert "500" not in lines[0]
+
+
+def test_status_says_the_server_fails_when_it_cannot_say_why(
+    tmp_path: Path, failing_server: tuple[str, dict[str, str | None]]
+) -> None:
+    url, _ = failing_server  # no health check: another server than mafia serve
+    _queued_folder(tmp_path, url)
+    result = runner.invoke(app, ["arena", "status", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"the server at {url} fails (" in result.output and "is down" not in result.output
 
 
 def test_status_says_no_server_answers_when_none_does(tmp_path: Path) -> None:

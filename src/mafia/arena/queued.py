@@ -31,7 +31,7 @@ from mafia.arena.spec import (
     write_json,
 )
 from mafia.arena.summary import basic_summary
-from mafia.commands.faults import RUN_METADATA, Fault, fault_of
+from mafia.commands.faults import COMPONENTS, RUN_METADATA, Fault, fault_of
 from mafia.game.state import JSON
 from mafia.play.runner import RunLog
 
@@ -213,9 +213,10 @@ def server_trouble(url: str, exc: httpx.HTTPError) -> str:
             "--server another process on the same database and Redis; the games wait on the server"
         )
     try:
-        health = httpx.get(f"{url}/mafia/health", timeout=HEALTH_S).json()
-        down = {str(k): str(v) for k, v in health.items() if v is not None}
-    except (httpx.HTTPError, ValueError, AttributeError):
+        answer = httpx.get(f"{url}/mafia/health", timeout=HEALTH_S)
+        health = answer.raise_for_status().json()
+        down = {name: str(health[name]) for name in COMPONENTS if health.get(name) is not None}
+    except (httpx.HTTPError, ValueError, AttributeError):  # no health check there: say what failed
         down = {}
     if not down:
         return f"the server at {url} fails ({exc})"

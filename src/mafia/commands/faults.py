@@ -19,6 +19,7 @@ MAX_TAKE_UPS = 5
 QUEUED = "mafia_queued"  # the metadata key marking a game's background run (``queue_games``)
 RUN_METADATA = {QUEUED: True}
 POSTGRES, REDIS, WORKER = "PostgreSQL", "Redis", "a server process"
+COMPONENTS = (POSTGRES, REDIS)  # what the server's health check reports on, by these names
 # The exception types (by name, as the server records them) of a lost connection to each.
 FAULTS: Mapping[str, str] = {
     "OperationalError": POSTGRES,

@@ -25,7 +25,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import ConflictError
 
-from mafia.commands.faults import RUN_METADATA, fault_of
+from mafia.commands.faults import COMPONENTS, RUN_METADATA, fault_of
 
 # The server's web framework comes with the server extra: ``mafia serve`` checks for it first.
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ async def health(request: Request) -> JSONResponse:
         asyncio.to_thread(database_down, database, HEALTH_TIMEOUT_S),
         asyncio.to_thread(redis_down, redis, HEALTH_TIMEOUT_S),
     )
-    return JSONResponse({"PostgreSQL": down_pg, "Redis": down_redis})
+    return JSONResponse(dict(zip(COMPONENTS, (down_pg, down_redis), strict=True)))
 
 
 async def take_up_games(client: LangGraphClient) -> int:
