@@ -11,7 +11,6 @@ import typer
 from rich.console import Console
 
 from mafia.arena.cli import (
-    URL,
     CancelOption,
     ConcurrencyOption,
     DetachOption,
@@ -20,6 +19,8 @@ from mafia.arena.cli import (
     RoundCapOption,
     ServerOption,
     add_queue_commands,
+    check_queue_options,
+    check_url,
     exit_if_unfinished,
     follow_queued,
     parse_model,
@@ -105,8 +106,8 @@ def tournament(
     from mafia.tournament.run import run_tournament
 
     console = Console(highlight=False, stderr=True)
-    if server is not None and not URL.fullmatch(server):
-        raise SettingError(f"--server {server!r}: give the server's http:// or https:// URL")
+    check_url(server)
+    check_queue_options(queue, detach=detach, cancel=cancel)
     if not model or len(model) < 2:
         raise SettingError(
             "--model: give two or more models (repeat --model); a tournament seats them together"
