@@ -177,7 +177,11 @@ def test_ratings_recomputed_from_the_logs_equal_the_reports(tmp_path: Path) -> N
     page = (report / "report.md").read_text()
     best = max(recomputed["overall"], key=lambda m: recomputed["overall"][m]["mu"])
     r = recomputed["overall"][best]
-    assert f"| 1 | {best} | {r['mu']:.1f} [{r['low']:.1f}, {r['high']:.1f}] |" in page
+    ranks = shown["outcomes"][best]["ranks"]
+    shown_range = (
+        str(ranks["best"]) if ranks["best"] == ranks["worst"] else f"{ranks['best']}–{ranks['worst']}"
+    )
+    assert f"| {shown_range} | {best} | {r['mu']:.1f} [{r['low']:.1f}, {r['high']:.1f}] |" in page
     for heading in ("Leaderboard", "Ratings by role", "Win rates by role", "Head to head", "Cost per game"):
         assert f"## {heading}" in page
     wins = Counter(t.winner for t in tables)
@@ -254,6 +258,26 @@ def test_house_variants_are_model_specs_of_graded_skill() -> None:
         ),
         (["--model", "house", "--model", "random-legal", "--server", "nope"], "--server 'nope'"),
         (["--model", "house", "--model", "house:x"], "house seed must be an integer"),
+        (
+            ["--model", "house", "--model", "random-legal", "--design", "duel"],
+            "--design duel: use one of mixed, teams",
+        ),
+        (
+            [
+                "--model",
+                "house",
+                "--model",
+                "random-legal",
+                "--model",
+                "house-sloppy",
+                "--design",
+                "teams",
+                "--games",
+                "9",
+            ],
+            "--games 9: each deal is played once per ordered pair of models (each pair both ways round), "
+            "so give a multiple of 6",
+        ),
     ],
 )
 def test_a_bad_tournament_is_one_line_and_exit_code_2(tmp_path: Path, args: list[str], message: str) -> None:
@@ -325,7 +349,7 @@ def test_summaries_and_recall_searches_are_counted_apart_in_a_tournament(tmp_pat
     summary = run_tournament(
         games=2,
         models=["house", "random-legal"],
-        players=7,
+        players=9,  # games long enough to be summarised
         policy="rolling-summary",
         out=tmp_path,
         tournament_id="s",
