@@ -53,10 +53,13 @@ $(SERVER_STAMP): pyproject.toml
 server-venv:
 	@$(MAKE) --no-print-directory $(SERVER_STAMP) || true
 
-# `make serve WORKERS_SERVE=4` with DATABASE_URI and REDIS_URI set: one server process.
+# `make serve`: one server process on 127.0.0.1:SERVE_PORT playing WORKERS_SERVE games at once
+# (`make serve SERVE_PORT=8123 WORKERS_SERVE=2`). With DATABASE_URI and REDIS_URI set it uses
+# them; else it starts its own PostgreSQL and Redis (files in runs/server/) and stops them with it.
 WORKERS_SERVE ?= 4
+SERVE_PORT ?= 2024
 serve: server-venv
-	$(SERVER_VENV)/bin/mafia serve --workers $(WORKERS_SERVE)
+	$(SERVER_VENV)/bin/mafia serve --workers $(WORKERS_SERVE) --port $(SERVE_PORT)
 
 # Bytecode is written as the tests go (whatever the machine's PYTHONDONTWRITEBYTECODE says): the
 # game processes the tests start then compile each module once, not at every start, and nothing
@@ -86,13 +89,9 @@ bench: $(STAMP)
 	LANGSMITH_TRACING=false $(BIN)/python bench/context_build.py
 
 # The documentation site in site/, with strict checks (a broken link or a missing page fails it).
-# The example pages are played from seeds into docs/examples/ (not in git) first.
-DOCS_STAMP := $(VENV)/.docs-installed
-$(DOCS_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install --quiet --no-compile -e '.[dev,docs]'
-	touch $(DOCS_STAMP)
-
-docs: $(DOCS_STAMP)
+# The example pages are played from seeds into docs/examples/ (not in git) first. The dev extra
+# brings the docs extra, so the build needs no network once .venv is installed.
+docs: $(STAMP)
 	LANGSMITH_TRACING=false $(BIN)/python scripts/docs_examples.py docs/examples
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
