@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from fakes import free_port
 from mafia.cli import app
+from mafia.context.policy import DEFAULT_POLICY
 
 runner = CliRunner()
 MAFIA = Path(sys.executable).parent / "mafia"
@@ -190,7 +191,7 @@ def test_resume_help_shows_the_runs_own_settings_as_its_defaults() -> None:
     for option in ("--model", "--max-retries", "--policy"):
         line = next(x for x in shown.output.splitlines() if f" {option} " in x)
         assert "[default:" not in line and "The run's own unless given." in line, line
-    assert "[default: house]" not in shown.output and "[default: seed-window]" not in shown.output
+    assert "[default: house]" not in shown.output and f"[default: {DEFAULT_POLICY}]" not in shown.output
 
 
 def test_open_checkpointer_takes_a_string(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from mafia.commands.checks import (
 )
 from mafia.commands.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
 from mafia.commands.stdout import OutputLost, terminal
-from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, UNRECORDED_POLICY, ContextPolicy
 from mafia.game.rules import ConfigError
 from mafia.play.checkpoints import (
     CHECKPOINT_FILE,
@@ -558,7 +558,9 @@ def resume(
         writer = summariser if summariser is not None else file.summariser
         if writer is not None:
             flag = "--summariser" if summariser is not None else f"{file.path}: summariser"
-            kept = chosen.get("policy") or policy_from_input((recorded or {}).get("policy") or DEFAULT_POLICY)
+            kept = chosen.get("policy") or policy_from_input(
+                (recorded or {}).get("policy") or UNRECORDED_POLICY
+            )
             chosen["summariser"] = check_summariser(flag, writer, len(names), [kept])
         change = [kind for kind, on in (("model", change_model), ("policy", change_policy)) if on]
 

@@ -22,7 +22,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, UNRECORDED_POLICY, ContextPolicy
 from mafia.game.events import EventBase, parse_event
 from mafia.game.state import JSON, InputState, SetupInput
 from mafia.graph import build_graph
@@ -482,9 +482,14 @@ def resumed_context(
     recorded summariser unless one is given), checked against the record before any log is touched
     (RunMismatch for a change not allowed)."""
     recorded = values.get("run")
-    if recorded is None:  # a game checkpointed before its run was recorded: as given, or defaults
+    if recorded is None:  # a game checkpointed before its run was recorded: as given, or the defaults
+        # it was started under (never a default that came later)
         context = _context(
-            model or "house", seat_models, policy, 2 if max_retries is None else max_retries, human
+            model or "house",
+            seat_models,
+            policy or POLICIES[UNRECORDED_POLICY],
+            2 if max_retries is None else max_retries,
+            human,
         )
         return dataclasses.replace(context, summariser=summariser)
     base = context_from_record(recorded)
