@@ -213,3 +213,68 @@ def test_an_unusable_out_folder_is_refused(out: str, tmp_path: Path) -> None:
     result = runner.invoke(app, ["play", "--out", out])
     assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
     assert result.stderr.startswith("error: --out") and "Traceback" not in result.output
+
+
+# ---- a resumed game marks where new play begins ----------------------------------------------
+
+
+def _stopped_at_a_person(out: Path) -> tuple[str, int]:
+    """A game checkpointed under ``out`` as ``mafia play`` leaves one, stopped by Ctrl-C at the
+    person's first turn; its run id and the events it holds."""
+    from mafia.play.checkpoints import CHECKPOINT_FILE
+    from mafia.play.runner import graph_for, run_game, sqlite_checkpointer
+
+    def ctrl_c(turn: dict[str, object]) -> object:
+        raise KeyboardInterrupt
+
+    out.mkdir(parents=True, exist_ok=True)
+    with sqlite_checkpointer(out / CHECKPOINT_FILE) as saver:
+        with pytest.raises(KeyboardInterrupt):
+            run_game(
+                {"seed": 5, "players": 6},
+                checkpointer=saver,
+                out_dir=out,
+                human=ctrl_c,
+                seat_models={"3": "human"},
+            )
+        (run_id,) = [p.name for p in out.iterdir() if p.is_dir()]
+        events = graph_for(saver).get_state({"configurable": {"thread_id": run_id}}).values["events"]
+    return run_id, len(events)
+
+
+def test_resume_game_calls_on_resumed_once_the_game_so_far_has_passed(tmp_path: Path) -> None:
+    from mafia.play.checkpoints import CHECKPOINT_FILE
+    from mafia.play.runner import resume_game, sqlite_checkpointer
+
+    run_id, before = _stopped_at_a_person(tmp_path)
+    seen: list[str] = []
+    with sqlite_checkpointer(tmp_path / CHECKPOINT_FILE) as saver:
+        final = resume_game(
+            run_id,
+            checkpointer=saver,
+            seat_models={"3": "house"},
+            change=["model"],
+            on_event=lambda e: seen.append(e.type),
+            on_resumed=lambda: seen.append("RESUMED"),
+        )
+    assert final["winner"] is not None
+    assert seen.count("RESUMED") == 1 and seen.index("RESUMED") == before
+    assert seen[before + 1 :] and seen[before + 1] == "run_changed"  # new play: the change, then turns
+
+
+def test_mafia_resume_shows_a_mark_where_new_play_begins(tmp_path: Path) -> None:
+    from mafia.commands.display import RESUMED_MARK
+
+    run_id, _ = _stopped_at_a_person(tmp_path)
+    resumed = runner.invoke(
+        app,
+        ["resume", run_id, "--out", str(tmp_path), "--seat-model", "3=house", "--change-model"],
+        env={"COLUMNS": "120"},
+    )
+    assert resumed.exit_code == 0, resumed.output
+    lines = resumed.output.splitlines()
+    (mark,) = [i for i, line in enumerate(lines) if RESUMED_MARK in line]
+    started = next(i for i, line in enumerate(lines) if "Mafia — " in line)
+    won = next(i for i, line in enumerate(lines) if line.startswith("Winner:"))
+    assert started < mark < won
+    assert any("Day 1" in line for line in lines[started:mark])  # the game so far, above the mark

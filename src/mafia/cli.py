@@ -571,6 +571,7 @@ def resume(
                 change=change,
                 out_dir=out_dir,
                 on_event=view,
+                on_resumed=view.resumed,
                 human=TerminalSeat(console),
                 **chosen,
             )
