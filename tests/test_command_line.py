@@ -243,6 +243,7 @@ def _stopped_at_a_person(out: Path) -> tuple[str, int]:
 
 
 def test_resume_game_calls_on_resumed_once_the_game_so_far_has_passed(tmp_path: Path) -> None:
+    from mafia.game.events import dump_event
     from mafia.play.checkpoints import CHECKPOINT_FILE
     from mafia.play.runner import resume_game, sqlite_checkpointer
 
@@ -254,7 +255,7 @@ def test_resume_game_calls_on_resumed_once_the_game_so_far_has_passed(tmp_path: 
             checkpointer=saver,
             seat_models={"3": "house"},
             change=["model"],
-            on_event=lambda e: seen.append(e.type),
+            on_event=lambda e: seen.append(str(dump_event(e)["type"])),
             on_resumed=lambda: seen.append("RESUMED"),
         )
     assert final["winner"] is not None
