@@ -3,6 +3,7 @@ on stderr, a start-up that does not load the engine, and a game file's policy.""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -279,3 +280,58 @@ def test_mafia_resume_shows_a_mark_where_new_play_begins(tmp_path: Path) -> None
     won = next(i for i, line in enumerate(lines) if line.startswith("Winner:"))
     assert started < mark < won
     assert any("Day 1" in line for line in lines[started:mark])  # the game so far, above the mark
+
+
+# ---- help text is wrapped by the terminal, not by hand ----------------------------------------
+
+
+def _help_pages(width: int) -> dict[str, list[str]]:
+    """The help of the command line, of every command and of every group's commands, rendered
+    at ``width`` columns, by command path."""
+    import typer.main
+
+    def paths(command: object, path: list[str]) -> list[list[str]]:
+        found = [path]
+        for name, sub in getattr(command, "commands", {}).items():
+            found += paths(sub, [*path, name])
+        return found
+
+    pages = {}
+    for path in paths(typer.main.get_command(app), []):
+        shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": str(width)})
+        assert shown.exit_code == 0, (path, shown.output)
+        pages[" ".join(["mafia", *path])] = shown.output.splitlines()
+    return pages
+
+
+FRAME = ("╭", "╰", "│", "Usage:")
+
+
+def hand_breaks(lines: list[str]) -> list[str]:
+    """The lines that go on a paragraph on a line of their own, which at a width every paragraph
+    fits in only a hand-made line break makes: a table cell's continuation (its name columns
+    blank) or a second line of a paragraph outside the tables."""
+
+    def goes_on(before: str, line: str) -> bool:
+        cell = re.fullmatch(r"│ (.*) │", line.rstrip())
+        if cell is not None:
+            return re.match(r" {3,}\S", cell.group(1)) is not None
+        framed = any(x.lstrip().startswith(FRAME) for x in (before, line))
+        return bool(before.strip() and line.strip()) and not framed
+
+    return [line.strip() for before, line in itertools.pairwise(lines) if goes_on(before, line)]
+
+
+def test_no_help_paragraph_is_broken_by_hand() -> None:
+    """At 1,000 columns every help paragraph fits on one line, so any break is the text's own; at
+    60 the terminal wraps the same paragraphs onto more lines."""
+    wide, narrow = _help_pages(1000), _help_pages(60)
+    assert {"mafia", "mafia play", "mafia resume", "mafia arena report", "mafia tournament"} <= set(wide)
+    assert {page: hand_breaks(lines) for page, lines in wide.items() if hand_breaks(lines)} == {}
+    assert all(len(narrow[page]) > len(lines) for page, lines in wide.items())
+
+
+def test_the_hand_break_check_finds_a_planted_break() -> None:
+    planted = ["╭─ Commands ─╮", "│ play    Play one game, shown │", "│         live.             │", "╰──╯"]
+    assert hand_breaks(planted) == ["│         live.             │"]
+    assert hand_breaks(["", " Play one game,", " shown live.", ""]) == ["shown live."]

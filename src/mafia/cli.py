@@ -27,7 +27,7 @@ from mafia.commands.checks import (
     check_summariser,
     parse_roles,
 )
-from mafia.commands.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
+from mafia.commands.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls, terminal_wrapped
 from mafia.commands.stdout import OutputLost, terminal
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, UNRECORDED_POLICY, ContextPolicy
 from mafia.game.rules import ConfigError
@@ -651,3 +651,6 @@ def serve(
 
     database, redis = check_serve(database_uri, redis_uri, workers, log_level)
     run_server(database, redis, workers, host, port, log_level)
+
+
+terminal_wrapped(app)  # every command is registered above
