@@ -3,12 +3,12 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-LINT_PATHS := src tests $(wildcard bench)
+LINT_PATHS := src tests $(wildcard bench) scripts
 
 SERVER_VENV := .venv-server
 SERVER_STAMP := $(SERVER_VENV)/.installed
 
-.PHONY: test test-slow play lint typecheck pytest system-deps bytecode bench clean server-venv serve
+.PHONY: test test-slow play lint typecheck pytest system-deps bytecode bench clean server-venv serve docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -85,5 +85,16 @@ play: $(STAMP) bytecode
 bench: $(STAMP)
 	LANGSMITH_TRACING=false $(BIN)/python bench/context_build.py
 
+# The documentation site in site/, with strict checks (a broken link or a missing page fails it).
+# The example pages are played from seeds into docs/examples/ (not in git) first.
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet --no-compile -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	LANGSMITH_TRACING=false $(BIN)/python scripts/docs_examples.py docs/examples
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) $(SERVER_VENV) build src/*.egg-info
+	rm -rf $(VENV) $(SERVER_VENV) build site docs/examples src/*.egg-info

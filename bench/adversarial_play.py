@@ -7,7 +7,7 @@ text in notes; recall searches for other seats' canaries, private facts, forged 
 surrogates), and the summariser tries every trick of ``adversarial.TRICKS`` in turn. Prints
 (``name=value``): the games, the crashes (a game that raised), the leaks (a canary in a prompt or
 recall answer of a player not entitled to it, or a recalled line outside the player's own record:
-``tests/test_recall_audit.py``), the forged line starts in every prompt and recall answer (counted
+``tests/context/test_recall_audit.py``), the forged line starts in every prompt and recall answer (counted
 with ``str.splitlines``), the summaries refused and accepted, the re-asks for unencodable text and
 the fallbacks. ``--seeds N`` plays N games per size and policy (default 2).
 """
@@ -33,7 +33,7 @@ QUICK_ROUND_CAP = 3  # quick mode's games: the adversarial players stall to the 
 def play(policy: str, players: int, seed: int, round_cap: int | None = None) -> dict[str, int]:
     """One adversarial game's tallies (``round_cap`` rounds at most, if given)."""
     # tests/, on the path once benchlib is loaded
-    from adversarial import TRICKS, AdversarialPlayer, SpoilingSummariser, forged_line_starts, rotating
+    from fakes.adversarial import TRICKS, AdversarialPlayer, SpoilingSummariser, forged_line_starts, rotating
     from test_leak_audit import audit_records
     from test_recall_audit import audit_recall
 

@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("LANGSMITH_TRACING", "false")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
+from repo import test_folders
+
+sys.path[:0] = [str(folder) for folder in test_folders()]
 
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult

@@ -25,12 +25,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP
+from fakes.peer_model import PeerModel
 from mafia.arena.reads import fact_presence
 from mafia.context.policy import ContextPolicy, policy_by_name
 from mafia.game.events import EventBase, parse_event
 from mafia.models.house import HouseModel
 from mafia.play.runner import run_game
-from peer_model import PeerModel
 from tokens import PEER_ROLES, SUMMARISER, play
 
 JSON = dict[str, Any]
@@ -103,7 +103,7 @@ def layered_report(peer_seeds: int, quick: bool) -> None:
             if cap is not None:
                 config["round_cap"] = cap
             games.append(layered_game(HouseModel(seed=seed), config))
-    from adversarial import AdversarialPlayer  # tests/, on the path once benchlib is loaded
+    from fakes.adversarial import AdversarialPlayer  # tests/, on the path once benchlib is loaded
 
     for seats, seeds in LAYERED_ADVERSARIAL_QUICK if quick else LAYERED_ADVERSARIAL:
         for seed in seeds:

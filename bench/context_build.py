@@ -1,7 +1,7 @@
 """Benchmark: time to build one player's context in a 16-player game at round 10, and the share of
 a player's prompt that is a stable prefix.
 
-Three scripted 16-player games (tests/logbuilder.py) are played to round 10 with speeches of about
+Three scripted 16-player games (tests/support/logbuilder.py) are played to round 10 with speeches of about
 60 words, two nominations and a vote every day, and a Thought after every decision, as in a real
 run. Every decision of each game is rendered in game order from the log as it stood at that moment,
 as the engine does (so caches are as warm as in a running engine); the builds of round 10's

@@ -1,6 +1,6 @@
 """How close a game runs to its critical path when every model call takes 50 ms.
 
-The players are the test suite's random-legal model (``tests/fakes.py``) with a 50 ms wait per
+The players are the test suite's random-legal model (``tests/fakes/__init__.py``) with a 50 ms wait per
 call, so the figure measures the engine and its parallelism, not a model's own CPU time.
 
 Prints ``critical_path_ratio=`` (game wall time / (critical-path calls x 50 ms); 1.0 would mean

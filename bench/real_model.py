@@ -1,6 +1,6 @@
 """Whole games with every seat on a real small model: SmolLM2-135M-Instruct on llama.cpp's server.
 
-Opt-in (it builds or finds ``llama-server`` and the model file, see ``tests/local_llama.py``): each
+Opt-in (it builds or finds ``llama-server`` and the model file, see ``tests/support/local_llama.py``): each
 game runs through ``mafia play --config`` with every seat on the ``openai:`` route, so it meets what
 a real server sends (prose where a name belongs, answers cut at the token limit, invalid JSON).
 One game is played per schema dialect asked (``--schema``, by default ``grammar`` and ``stable``),
@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP
+from fakes.openai_server import openai_server
 from local_llama import serve
 from mafia.records.call_kinds import kinds_of
-from openai_server import openai_server
 
 DIALECTS = ("grammar", "stable")
 

@@ -2,7 +2,7 @@
 Gemma 3 270M, each on its own ``llama-server`` with the ``grammar`` schema dialect, at one table with
 ``random-legal`` and ``house-sloppy``.
 
-Opt-in (it finds or builds ``llama-server`` and the model files, see ``tests/local_llama.py``). It
+Opt-in (it finds or builds ``llama-server`` and the model files, see ``tests/support/local_llama.py``). It
 runs ``mafia tournament`` (5 seats, 12 games by default: three deals, each played once per model,
 so the games of a deal are paired) into ``--out``; running the same command again resumes it, the
 servers being started on the same ports (the tournament's ask holds their URLs). The machine's
@@ -33,10 +33,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from benchlib import QUICK_FLAG, QUICK_HELP
+from fakes.openai_server import openai_server
 from local_llama import gemma3_gguf, serve, smollm2_gguf
 from mafia.tournament.results import load_tournament
 from mafia.tournament.standings import standings
-from openai_server import openai_server
 
 TOURNAMENT_ID = "real"
 # Label, model file, port: fixed ports, so a resumed run's servers have the URLs its ask recorded.

@@ -38,7 +38,7 @@ RUNS = {"1w": (1, 1), "2w": (1, 2), "4w": (1, 4), "2proc": (2, 2)}  # name: (pro
 
 def provider(delay: float) -> None:
     """Serve the fake provider until killed, its URL on the first line."""
-    from openai_server import OpenAIServer
+    from fakes.openai_server import OpenAIServer
 
     class Slow(OpenAIServer):
         def completion(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Benchmark: the tokens a provider bills for a game, in the setting peer engines were measured in.
 
 Peer games: 8 seats (2 Mafia, Detective, Doctor, 4 Town) played by the peer-setting scripted model
-(tests/peer_model.py: 60-word speeches, 30-word reasoning fields, a suspicion for every other living
+(tests/fakes/peer_model.py: 60-word speeches, 30-word reasoning fields, a suspicion for every other living
 player, random legal choices), one game per seed. Every call counts the messages and the
 response-format schema as sent (``mafia.models.billing``); billed tokens follow its prefix-cache model.
 
@@ -33,10 +33,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP, quick
+from fakes.peer_model import PeerModel
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.context.summary import SUMMARISER as SUMMARY_RECORDS
 from mafia.play.runner import run_game
-from peer_model import PeerModel
 
 JSON = dict[str, Any]
 PEER_SEEDS = 40

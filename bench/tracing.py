@@ -1,7 +1,7 @@
 """What LangSmith tracing costs a game: CPU with tracing to a local endpoint over CPU without, and
 the run JSON a game uploads.
 
-A fake LangSmith endpoint (``tests/langsmith_endpoint.py``, the real service's multipart ingestion
+A fake LangSmith endpoint (``tests/fakes/langsmith_endpoint.py``, the real service's multipart ingestion
 with zstd compression) runs in its own process, so receiving the uploads is not counted. Each mode
 plays the same 16-seat house games in its own process (the ``langsmith`` client reads its
 environment once): ``plain`` with tracing off, ``turns`` (the default detail) and ``graph``

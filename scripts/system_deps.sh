@@ -42,13 +42,13 @@ apt_install() {
 # Replays: the HTML page is checked in headless Chromium.
 have chromium || apt_install chromium
 
-# PostgreSQL server binaries (initdb, pg_ctl) for the checkpointer tests (tests/test_postgres.py).
+# PostgreSQL server binaries (initdb, pg_ctl) for the checkpointer tests (tests/runs/test_postgres.py).
 # Debian keeps them under /usr/lib/postgresql/<version>/bin, off PATH.
 if ! have initdb pg_ctl && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     apt_install postgresql
 fi
 
-# Redis for the LangGraph server's streams and heartbeats (mafia serve; tests/test_server_queue.py).
+# Redis for the LangGraph server's streams and heartbeats (mafia serve; tests/server/test_server_queue.py).
 have redis-server || apt_install redis-server
 
 exit 0
