@@ -7,6 +7,9 @@ import gc
 import os
 import signal
 
+# The checkpoint stores every checkpoint test runs on (``store``: SQLite, and PostgreSQL when slow).
+pytest_plugins = ("stores",)
+
 os.environ["LANGSMITH_TRACING"] = "false"
 os.environ["LANGCHAIN_TRACING_V2"] = "false"
 

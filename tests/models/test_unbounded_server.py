@@ -14,12 +14,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 import pytest
+from langchain_core.messages import AIMessage
 
 from fakes.fault_server import LONG_TAIL, FaultServer
 from mafia.game.actions import TextLimits
+from mafia.game.events import AnswerKind
 from mafia.models.schema_dialect import AnswerShape, grammar_schema
 from mafia.models.server_signs import server_kind
 from mafia.models.settings import ModelSettings
+from mafia.nodes.player import parse_answer
 from mafia.play.runner import run_game
 from mafia.turn.answers import fit_to_bounds
 
@@ -30,19 +33,23 @@ SPEECH = AnswerShape(
 )
 
 
+OVERLONG_NOTE = {
+    "observations": "quiet table",
+    "suspicions": [{"player": "Player 2", "level": 6, "reasoning": "pushed a quick vote" + LONG_TAIL}],
+    "relationships": [],
+    "pattern_notes": [],
+    "strategy": "watch",
+    "reasoning": "short",
+    "text": "I nominate Player 2.",
+    "choice": "Player 2",
+    "claim": None,
+}
+"""A speech whose one suspicion's reasoning runs past its bound."""
+
+
 def test_one_note_past_its_bound_is_cut_and_the_rest_of_the_answer_stands() -> None:
     schema = grammar_schema(SPEECH, 768, TextLimits())
-    args = {
-        "observations": "quiet table",
-        "suspicions": [{"player": "Player 2", "level": 6, "reasoning": "pushed a quick vote" + LONG_TAIL}],
-        "relationships": [],
-        "pattern_notes": [],
-        "strategy": "watch",
-        "reasoning": "short",
-        "text": "I nominate Player 2.",
-        "choice": "Player 2",
-        "claim": None,
-    }
+    args = OVERLONG_NOTE
     fitted = fit_to_bounds(schema, args)
     assert fitted is not None
     answer, cuts = fitted
@@ -50,6 +57,22 @@ def test_one_note_past_its_bound_is_cut_and_the_rest_of_the_answer_stands() -> N
     assert answer["text"] == args["text"] and answer["choice"] == "Player 2"
     assert answer["suspicions"][0]["reasoning"].startswith("pushed a quick vote")
     assert fit_to_bounds(schema, {**args, "choice": "Nobody"}) is None  # not a bound: a rejection
+
+
+def test_a_call_past_its_bounds_parses_to_the_cut_answer_and_its_cuts() -> None:
+    """The turn's parse step keeps the cuts (the attempt logs them as ``text_truncated``), and
+    a structured output that fails for another reason is a rejection."""
+    schema = grammar_schema(SPEECH, 768, TextLimits())
+    args = OVERLONG_NOTE
+    message = AIMessage("", tool_calls=[{"name": schema.__name__, "args": args, "id": "call-1"}])
+    out = {"parsed": None, "parsing_error": ValueError("too long"), "raw": message, "content": ""}
+    answer, cuts, rejection = parse_answer(out, schema, "choice")
+    assert rejection is None and answer is not None and answer["choice"] == "Player 2"
+    assert [c.field for c in cuts] == ["suspicions.0.reasoning"]
+    nothing = {"parsed": None, "parsing_error": None, "raw": AIMessage("hello"), "content": "hello"}
+    answer, cuts, rejection = parse_answer(nothing, schema, "choice")
+    assert answer is None and cuts == [] and rejection is not None
+    assert rejection.kind is AnswerKind.INVALID_JSON
 
 
 Dialect = Literal["grammar", "stable"]

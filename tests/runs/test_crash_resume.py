@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from mafia.models.house import HouseModel
+from mafia.play.checkpoints import CHECKPOINT_FILE
 from mafia.play.runner import run_game
 from repo import SUPPORT
+from stores import Store
 
 LOGS = ("events.jsonl", "prompts.jsonl")
 SCRIPT = str(SUPPORT / "crash_game.py")
@@ -132,9 +134,34 @@ SLOW_GAMES = [
 @pytest.mark.parametrize(("seed", "players", "delay", "kills"), DEFAULT_GAMES)
 @pytest.mark.slow
 def test_killed_games_resume_to_identical_logs(
-    tmp_path: Path, seed: int, players: int, delay: float, kills: int
+    tmp_path: Path, store: Store, seed: int, players: int, delay: float, kills: int
 ) -> None:
-    assert crash_and_resume(tmp_path, seed, players, delay, kills) >= 1, "no kill hit a running game"
+    """On each checkpoint store: the game's checkpoints are in it, and only in it."""
+    hits = crash_and_resume(tmp_path, seed, players, delay, kills, store.env())
+    assert hits >= 1, "no kill hit a running game"
+    in_sqlite = (tmp_path / "game" / CHECKPOINT_FILE).exists()
+    assert in_sqlite == (store.dsn is None), f"the game was not checkpointed in {store.name} alone"
+    if store.dsn is not None:
+        assert stored_checkpoints(store.dsn, f"game-{players}p-seed{seed}") > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("seed", "players", "delay", "kills"), [(4, 6, 0.0, 2), (5, 8, 0.003, 3), (6, 12, 0.0, 2)]
+)
+def test_games_killed_again_and_again_resume_on_every_store(
+    tmp_path: Path, store: Store, seed: int, players: int, delay: float, kills: int
+) -> None:
+    assert crash_and_resume(tmp_path, seed, players, delay, kills, store.env()) >= 1
+
+
+def stored_checkpoints(dsn: str, thread: str) -> int:
+    """How many checkpoints of ``thread`` a PostgreSQL store holds."""
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s", (thread,)).fetchone()
+    return int(row[0]) if row else 0
 
 
 @pytest.mark.slow

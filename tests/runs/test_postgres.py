@@ -1,10 +1,10 @@
-"""Checkpoints in PostgreSQL (``--checkpoint-dsn``): a real server started here from Debian's
-packages; a game killed with SIGKILL mid-game resumes from it to logs byte-identical to an
-uninterrupted game's, and the command line plays, lists and resumes games kept there."""
+"""Checkpoints in PostgreSQL (``--checkpoint-dsn``), as the command line names them: it plays,
+lists and resumes games kept there, and a database it cannot use is one line. The checkpoint
+tests that hold for every store (a game killed mid-game resumes to identical logs, a stopped run
+resumes as recorded) run on PostgreSQL too through the ``store`` fixture (tests/support/stores.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,48 +13,9 @@ from typer.testing import CliRunner
 from fakes import free_port
 from mafia.cli import app
 from mafia.play.checkpoints import DSN_ENV
-from pg_server import PgServer, unavailable
-from test_crash_resume import crash_and_resume
+from pg_server import PgServer
 
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def pg() -> Iterator[PgServer]:
-    reason = unavailable()
-    if reason is not None:
-        pytest.skip(reason)
-    server = PgServer()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def stored_checkpoints(dsn: str, thread: str) -> int:
-    import psycopg
-
-    with psycopg.connect(dsn) as conn:
-        row = conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s", (thread,)).fetchone()
-    return int(row[0]) if row else 0
-
-
-@pytest.mark.slow
-def test_a_game_killed_mid_game_resumes_from_postgres_to_identical_logs(pg: PgServer, tmp_path: Path) -> None:
-    dsn = pg.database()
-    assert crash_and_resume(tmp_path, 3, 5, 0.0, 1, {DSN_ENV: dsn}) == 1, "the kill did not hit the game"
-    assert not (tmp_path / "game" / "checkpoints.sqlite").exists(), "the game was checkpointed in SQLite"
-    assert stored_checkpoints(dsn, "game-5p-seed3") > 0
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("seed", "players", "delay", "kills"), [(4, 6, 0.0, 2), (5, 8, 0.003, 3), (6, 12, 0.0, 2)]
-)
-def test_games_killed_again_and_again_resume_from_postgres(
-    pg: PgServer, tmp_path: Path, seed: int, players: int, delay: float, kills: int
-) -> None:
-    assert crash_and_resume(tmp_path, seed, players, delay, kills, {DSN_ENV: pg.database()}) >= 1
 
 
 @pytest.mark.slow

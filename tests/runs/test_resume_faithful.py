@@ -41,10 +41,11 @@ from mafia.cli import app
 from mafia.context.policy import POLICIES
 from mafia.graph import compile_graph
 from mafia.models.settings import ModelSettings
-from mafia.play.runner import RECURSION_LIMIT, recorded_run, resume_game, run_game, sqlite_checkpointer
+from mafia.play.runner import RECURSION_LIMIT, recorded_run, resume_game, run_game
 from mafia.run.record import RunMismatch, context_from_record, describe_context, differences
 from mafia.run.runtime import GameContext
 from fakes.openai_server import OpenAIServer, openai_server
+from stores import Store
 
 runner = CliRunner()
 MAFIA = Path(sys.executable).parent / "mafia"
@@ -219,7 +220,7 @@ def test_python_resume_after_ctrl_c_keeps_the_person_and_the_policy() -> None:
 GAME = {"seed": 5, "players": 6, "round_cap": 3}
 
 
-def test_python_resume_without_models_keeps_the_recorded_run(tmp_path: Path) -> None:
+def test_python_resume_without_models_keeps_the_recorded_run(tmp_path: Path, store: Store) -> None:
     def play(base_url: str, out: Path, saver: Any) -> dict[str, Any]:
         settings = ModelSettings(model="openai:house", base_url=base_url, request_retries=0)
         return run_game(
@@ -235,7 +236,7 @@ def test_python_resume_without_models_keeps_the_recorded_run(tmp_path: Path) -> 
 
     with FaultServer() as plain:
         play(plain.base_url, tmp_path / "ref", InMemorySaver())
-    with FaultServer(burst=range(12, 13)) as flaky, sqlite_checkpointer(tmp_path / "c.sqlite") as saver:
+    with FaultServer(burst=range(12, 13)) as flaky, store.open(tmp_path) as saver:
         with pytest.raises(openai.APIError):
             play(flaky.base_url, tmp_path / "run", saver)
         with pytest.raises(

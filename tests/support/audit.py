@@ -33,7 +33,8 @@ def audit(events: list[ev.EventBase]) -> list[str]:
     roles = {e.player: e.role for e in events if isinstance(e, ev.RoleAssigned)}
     if sorted(roles) != sorted(start.players):
         bad("role assignments do not cover the table")
-    mafia = {p for p, r in roles.items() if r is Role.MAFIA}
+    # The Mafia's side as the rules doc states it: the Mafia and the Godfather.
+    mafia = {p for p, r in roles.items() if r in (Role.MAFIA, Role.GODFATHER)}
     living = list(start.players)
     overs = [e for e in events if isinstance(e, ev.GameOver)]
     if len(overs) != 1 or not isinstance(events[-1], ev.GameOver):
@@ -117,7 +118,8 @@ def audit(events: list[ev.EventBase]) -> list[str]:
         elif isinstance(e, ev.Investigation):
             if roles[e.detective] is not Role.DETECTIVE or e.target not in living or e.target == e.detective:
                 bad(f"{where}: illegal investigation")
-            if (e.result == "Mafia") != (e.target in mafia):
+            # A check shows the Mafia as Mafia; the Godfather, as every Town role, as Not Mafia.
+            if (e.result == "Mafia") != (roles[e.target] is Role.MAFIA):
                 bad(f"{where}: wrong investigation result")
         elif isinstance(e, ev.NightResolution):
             expected = None if decided is None or decided == e.protected else decided

@@ -742,6 +742,7 @@ def context_cases() -> dict[tuple[ActionKind, Role], Case]:
     )
     guard_night = (list(cases[(ActionKind.PROTECT, doc)][0]), "Player 2", ActionKind.GUARD, False)
     cases.update(bodyguard_cases({**cases, (ActionKind.GUARD, town): guard_night}))
+    cases.update(godfather_cases(cases))
     return cases
 
 
@@ -777,6 +778,35 @@ def bodyguard_cases(cases: Mapping[tuple[ActionKind, Role], Case]) -> dict[tuple
         (action, Role.BODYGUARD): (with_bodyguard(events), player, action, game_over)
         for (action, role), (events, player, _, game_over) in cases.items()
         if role is Role.TOWN and player == BODYGUARD_SEAT
+    }
+
+
+def with_godfather(events: Sequence[EventBase], seat: str) -> list[EventBase]:
+    """The script's log with the Mafia player ``seat`` dealt the Godfather: the Detective's
+    check of them shows Not Mafia, as the rules say."""
+    out: list[EventBase] = []
+    for event in events:
+        if isinstance(event, GameStarted):
+            event = event.model_copy(update={"mafia": event.mafia - 1, "godfather": 1})
+        elif isinstance(event, RoleAssigned) and event.player == seat:
+            event = event.model_copy(update={"role": Role.GODFATHER})
+        elif isinstance(event, Investigation) and event.target == seat:
+            event = event.model_copy(update={"result": "Not Mafia"})
+        elif isinstance(event, GameOver):
+            roles = [
+                r.model_copy(update={"role": Role.GODFATHER}) if r.player == seat else r for r in event.roles
+            ]
+            event = event.model_copy(update={"roles": roles})
+        out.append(event)
+    return out
+
+
+def godfather_cases(cases: Mapping[tuple[ActionKind, Role], Case]) -> dict[tuple[ActionKind, Role], Case]:
+    """The Godfather's decisions: every Mafia case with its player dealt the Godfather."""
+    return {
+        (action, Role.GODFATHER): (with_godfather(events, player), player, action, game_over)
+        for (action, role), (events, player, _, game_over) in cases.items()
+        if role is Role.MAFIA
     }
 
 

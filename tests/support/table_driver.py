@@ -26,6 +26,7 @@ from mafia.nodes.common import parsed_log
 from mafia.nodes.player import check_answer, finish_turn
 from mafia.records.call_records import Attempt
 from mafia.run.settings import config_from_input, game_id_for
+from mafia.turn.state import FinishedTurn, turn_of
 
 Answer = Callable[[TurnRequest, JSON], JSON]
 """Answers a request: the request and its rendered prompt (``system`` and ``user``, empty when
@@ -117,9 +118,10 @@ def _prompt(state: GameState, request: TurnRequest, policy: ContextPolicy) -> JS
 
 def play_turn(
     state: GameState, request: TurnRequest, answer: Answer, prompt: JSON, limits: TextLimits
-) -> tuple[JSON, list[JSON]]:
-    """One answered turn, checked and finished as the player subgraph does: the turn and its
-    player's own events (a driver's player is legal: a rejected answer is a driver fault)."""
+) -> FinishedTurn:
+    """One answered turn, checked and finished as the player subgraph does: the turn with its
+    player's own events and its prompt record (a driver's player is legal: a rejected answer is a
+    driver fault)."""
     given = answer(request, prompt)
     choice, rejection = check_answer(ActionKind(request["action"]), given, request["options"])
     assert rejection is None, f"{request['id']}: {rejection.error}"
@@ -128,7 +130,7 @@ def play_turn(
     turn_state: Any = {"request": request, "answer": given, "prompt": prompt}
     turn = finish_turn(turn_state, choice, None, attempts, limits)
     turn["prompt_record"] = {"game_id": state["game_id"], **turn["prompt_record"]}
-    return turn, turn.pop("events")
+    return turn
 
 
 def play_table(
@@ -146,9 +148,9 @@ def play_table(
 
     def turn(state: GameState, request: TurnRequest) -> tuple[Turn, list[JSON]]:
         prompt = _prompt(state, request, policy) if prompts else NO_PROMPT
-        finished, own = play_turn(state, request, answer, prompt, limits)
-        records.append(finished.pop("prompt_record"))
-        return cast(Turn, finished), own  # the finished turn's fields, less its prompt record
+        finished = play_turn(state, request, answer, prompt, limits)
+        records.append(dict(finished["prompt_record"]))
+        return turn_of(finished), finished["events"]
 
     config = config_from_input(setup)
     played = play(deal(config, game_id_for(setup, config)), turn)

@@ -8,12 +8,11 @@ Every attempt of a turn is one model call; its token fields are the attempt's (`
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from mafia.game.rules import ROLES
+from mafia.game.state import JSON
 from mafia.records.call_kinds import kinds_of
 
-JSON = dict[str, Any]
 TOKEN_FIELDS = ("prompt_tokens", "schema_tokens", "output_tokens", "billed_tokens")
 
 # Turns the game asks at once (one graph step): every voter of a vote or revote, every Mafia in

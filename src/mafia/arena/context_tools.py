@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from mafia.context.policy import POLICIES
 from mafia.context.recall import RECALL_KIND
 from mafia.context.summary import SUMMARY_ACTION
 from mafia.game.events import ColdSummary, EventBase, SummaryFallback
-
-JSON = dict[str, Any]
+from mafia.game.state import JSON
 
 
 def fallback_reason(reason: str) -> str:

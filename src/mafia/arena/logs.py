@@ -9,15 +9,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE
 from mafia.arena.spec import ArenaError as ArenaError  # raised by the readers here too
 from mafia.context.summary import SUMMARY_ACTION
 from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase, parse_event
+from mafia.game.state import JSON
 
-JSON = dict[str, Any]
 _SEED = re.compile(r"^seed-(?P<seed>-?\d+)$")
 
 

@@ -25,8 +25,8 @@ from mafia.arena.logs import GameLog, load_arena, load_game
 from mafia.arena.outcomes import consensus, consensus_rates, game_over, play_digest, revotes, win_rates
 from mafia.arena.reads import deduction, fact_presence, grounding_slips
 from mafia.arena.stats import quantile, rate, spread
+from mafia.game.state import JSON
 
-JSON = dict[str, Any]
 BASELINE = "full-history"
 MARGIN = 0.02  # the judge's tolerance on fact presence: 2 percentage points
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from mafia.arena.stats import rate, wilson
 from mafia.game.events import (
@@ -20,8 +19,8 @@ from mafia.game.events import (
     VoteRound,
 )
 from mafia.game.rules import SKIP
+from mafia.game.state import JSON
 
-JSON = dict[str, Any]
 SIDES = ("town", "mafia", "draw")
 
 

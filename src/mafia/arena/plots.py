@@ -14,7 +14,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-JSON = dict[str, Any]
+from mafia.game.state import JSON
+
 Groups = list[tuple[str, JSON]]  # (label "policy / model", the group's figures)
 
 

@@ -11,7 +11,6 @@ import threading
 import time
 from datetime import timedelta
 from types import TracebackType
-from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -23,8 +22,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from mafia.game.state import JSON
+
 logger = logging.getLogger("mafia.arena")
-JSON = dict[str, Any]
 
 
 class ArenaProgress:

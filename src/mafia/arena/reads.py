@@ -15,9 +15,8 @@ from mafia.context.recall import RECALL_KIND
 from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase, Thought, VoteRound, roles_from_log
 from mafia.game.protocol import ACTIONS
-from mafia.game.rules import SKIP, Role
-
-JSON = dict[str, Any]
+from mafia.game.rules import SKIP, on_mafia
+from mafia.game.state import JSON
 
 
 def fact_presence(events: Sequence[EventBase], prompts: Sequence[JSON]) -> JSON:
@@ -130,13 +129,13 @@ def deduction(events: Sequence[EventBase]) -> JSON:
     Mafia stands, ``chance`` where it would stand on average under a random order (the Mafia are
     known to themselves, so their own thoughts are not scored)."""
     roles = roles_from_log(events)
-    mafia = {p for p, r in roles.items() if r is Role.MAFIA}
+    mafia = {p for p, r in roles.items() if on_mafia(r)}
     order = seats(events)
     last: dict[tuple[int, str], tuple[Thought, list[str]]] = {}
     gone: set[str] = set()
     for event in events:
         gone |= dead([event])
-        if isinstance(event, Thought) and roles.get(event.player) is not Role.MAFIA:
+        if isinstance(event, Thought) and not on_mafia(roles.get(event.player)):
             others = [p for p in order if p not in gone and p != event.player]
             last[(event.round, event.player)] = (event, others)
     by_round: dict[str, JSON] = {}

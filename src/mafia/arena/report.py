@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from mafia.arena import plots
 from mafia.arena.metrics import summarize
 from mafia.arena.spec import ArenaError
+from mafia.game.state import JSON
 
-JSON = dict[str, Any]
 REPORT_DIR = "report"
 REPORT_FILE = "report.md"
 

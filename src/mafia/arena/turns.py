@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from mafia.context.summary import SUMMARY_ACTION
 from mafia.game.events import Elimination, EventBase, GameStarted, NightResolution, PlayerNote
-
-JSON = dict[str, Any]
+from mafia.game.state import JSON
 
 
 def player_turns(prompts: Iterable[JSON]) -> list[JSON]:

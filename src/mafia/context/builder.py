@@ -28,7 +28,7 @@ from mafia.context.recall import RECALL_RESERVE
 from mafia.context.record import read_view
 from mafia.context.schemas import PlayerMemory
 from mafia.context.shared_prefix import SEPARATOR as SEPARATOR
-from mafia.context.shared_prefix import window
+from mafia.context.shared_prefix import Window, window
 from mafia.context.situation import Situation
 from mafia.context.tasks import repeats_history, task
 from mafia.context.transcript import RoundEntry
@@ -36,7 +36,7 @@ from mafia.context.transcript_text import transcript_body
 from mafia.context.views import player_view
 from mafia.game.actions import ActionKind
 from mafia.game.events import EventBase
-from mafia.game.rules import Role
+from mafia.game.rules import Role, on_mafia
 
 
 def prompt_messages(prompt: Mapping[str, Any]) -> list[BaseMessage]:
@@ -359,6 +359,100 @@ def _fitted(
     return body
 
 
+@dataclass(frozen=True)
+class Sources:
+    """What one prompt's sections render from: the player's situation, memory and policy, the
+    days the policy shows, and the texts that never change with a trim (identity, recent events,
+    defense)."""
+
+    s: Situation
+    policy: ContextPolicy
+    memory: PlayerMemory
+    shown: Window
+    identity: str
+    recent: str
+    defense: str
+
+
+SectionText = Callable[[Sources, _Hot], str | None]
+"""A user section's text under the trims taken so far, or None where the prompt has no such section."""
+
+
+def _transcript(x: Sources, hot: _Hot) -> str:
+    body = transcript_body(
+        hot.compressed,
+        hot.verbatim,
+        all_rounds=x.shown.manager.entries,
+        trimmed_speeches=hot.trimmed_speeches,
+        bare_trimmed=hot.bare_trimmed,
+        ledger=x.policy.claims_ledger,
+        summary=x.shown.summary,
+        by_seat=DAYS_BY_SEAT in hot.shortened,
+        speeches_by_seat=SPEECHES_BY_SEAT in hot.shortened,
+        unballoted=hot.unballoted,
+        recalled=hot.recalled,
+        digested=x.shown.digested,
+    )
+    return sections.transcript(body)
+
+
+def _mafia_info(x: Sources, hot: _Hot) -> str | None:
+    if not on_mafia(x.s.role):
+        return None
+    return sections.mafia_info(x.s, x.memory.facts.kill_history, NIGHTS_GROUPED in hot.shortened)
+
+
+def _investigations(x: Sources, hot: _Hot) -> str | None:
+    if x.s.role is not Role.DETECTIVE:
+        return None
+    return sections.investigations(x.s, NIGHTS_GROUPED in hot.shortened)
+
+
+USER_SECTIONS: tuple[tuple[str, SectionText, bool], ...] = (
+    ("transcript", _transcript, False),
+    ("state", lambda x, hot: sections.state(x.s, ORDER_BY_SEAT in hot.shortened), False),
+    ("identity", lambda x, hot: x.identity, True),
+    ("mafia_info", _mafia_info, False),
+    ("investigations", _investigations, False),
+    ("recent_events", lambda x, hot: x.recent if x.recent and not hot.recent_dropped else None, False),
+    ("defense", lambda x, hot: x.defense or None, False),
+    ("memory", lambda x, hot: sections.memory(hot.memory(x.memory), x.policy.memory_scores), False),
+    ("task", lambda x, hot: task(x.s, HISTORY_ONCE in hot.shortened), False),
+)
+"""The user message's sections in prompt order (name, text, stable): the record every player
+shares, then the player's identity, what is the player's alone, and the task last."""
+
+
+def user_parts(sources: Sources, hot: _Hot) -> list[Part]:
+    """The user message's sections as the trims taken so far render them."""
+    parts = ((name, text(sources, hot), stable) for name, text, stable in USER_SECTIONS)
+    return [(name, text, stable) for name, text, stable in parts if text is not None]
+
+
+def hot_material(sources: Sources) -> _Hot:
+    """The trimmable material of a prompt, and (under a budget only, not on every call) which
+    facts a budget could write shorter."""
+    s, policy, memory, shown = sources.s, sources.policy, sources.memory, sources.shown
+    budgeted = policy.token_budget is not None
+    return _Hot(
+        list(shown.compressed),
+        list(shown.verbatim),
+        len(memory.recent_reasoning),
+        belief_steps=len(BUDGET_STEPS) if policy.prune_beliefs else 0,
+        searchable=policy.searches,
+        seat_numbers=budgeted and seat_numbers_readable(s.record.seats),
+        repeated_history=budgeted and repeats_history(s),
+        order_by_seat=budgeted
+        and s.action in sections.SPEECH_STEPS
+        and sections.seat_order_from(s) is not None,
+        repeated_nights=budgeted and sections.has_repeated_outcomes(s, memory.facts.kill_history),
+        quiet_suspicions=budgeted
+        and policy.prune_beliefs
+        and any(x.level == 0 for x in memory.beliefs.suspicions),
+        has_recent=bool(sources.recent),
+    )
+
+
 def build_context(
     events: Sequence[EventBase],
     player: str,
@@ -372,11 +466,12 @@ def build_context(
 
     Laid out for prefix caches, which start with the response schema (the same ``Answer`` for every
     call): the system message holds the rules (identical for every player at the table, byte-stable
-    all game); the user message opens with the public transcript, identical for every player at the
-    same moment and only growing within a day, so each call shares schema, rules and transcript
-    with the call before it, whoever made it; then the state (the same for every player at the
-    same step: every ballot of a vote shares it too); then the player's identity, then what is
-    the player's alone and changes (role info, recent events, memory) and the task last.
+    all game); the user message (``USER_SECTIONS``) opens with the public transcript, identical for
+    every player at the same moment and only growing within a day, so each call shares schema,
+    rules and transcript with the call before it, whoever made it; then the state (the same for
+    every player at the same step: every ballot of a vote shares it too); then the player's
+    identity, then what is the player's alone and changes (role info, recent events, memory) and
+    the task last.
 
     ``options`` are the legal choices the engine computed for this turn (the list its answer is
     checked against); the prompt lists exactly them, in their order. Without them (offline tools
@@ -384,78 +479,23 @@ def build_context(
     """
     record = read_view(player_view(events, player), player)
     s = Situation(record=record, action=action, game_over=game_over, options=options)
-    memory = memory_from_record(
-        record, policy.recent_reasonings, policy.summary_plans, prune_beliefs=policy.prune_beliefs
+    sources = Sources(
+        s=s,
+        policy=policy,
+        memory=memory_from_record(
+            record, policy.recent_reasonings, policy.summary_plans, prune_beliefs=policy.prune_beliefs
+        ),
+        shown=window(record, policy, day_open=not s.is_night),
+        identity=sections.identity(s, policy.role_playbook),
+        recent=sections.recent(s) if policy.recent_events else "",
+        defense=sections.defense(s) if action in (ActionKind.DEFENSE, ActionKind.REVOTE) else "",
     )
-
-    system: list[Part] = [("rules", sections.rules(s), True)]
-    identity: Part = ("identity", sections.identity(s, policy.role_playbook), True)
-
-    shown = window(record, policy, day_open=not s.is_night)
-    manager, summary, compressed, verbatim = shown.manager, shown.summary, shown.compressed, shown.verbatim
-    digested = shown.digested
-    steps = len(BUDGET_STEPS) if policy.prune_beliefs else 0
-    # What a budget could write shorter is looked for only under a budget (not on every call).
-    budgeted = policy.token_budget is not None
-    hot = _Hot(
-        list(compressed),
-        list(verbatim),
-        len(memory.recent_reasoning),
-        belief_steps=steps,
-        searchable=policy.searches,
-        seat_numbers=budgeted and seat_numbers_readable(record.seats),
-        repeated_history=budgeted and repeats_history(s),
-        order_by_seat=budgeted
-        and s.action in sections.SPEECH_STEPS
-        and sections.seat_order_from(s) is not None,
-        repeated_nights=budgeted and sections.has_repeated_outcomes(s, memory.facts.kill_history),
-        quiet_suspicions=budgeted
-        and policy.prune_beliefs
-        and any(x.level == 0 for x in memory.beliefs.suspicions),
-    )
-
-    kills = memory.facts.kill_history
-
-    def role_parts() -> list[Part]:
-        if s.role is Role.MAFIA:
-            return [("mafia_info", sections.mafia_info(s, kills, NIGHTS_GROUPED in hot.shortened), False)]
-        if s.role is Role.DETECTIVE:
-            return [("investigations", sections.investigations(s, NIGHTS_GROUPED in hot.shortened), False)]
-        return []
-
-    recent_text = sections.recent(s) if policy.recent_events else ""
-    hot.has_recent = bool(recent_text)
-    defense_text = sections.defense(s) if action in (ActionKind.DEFENSE, ActionKind.REVOTE) else ""
-
-    def user_parts() -> list[Part]:
-        body = transcript_body(
-            hot.compressed,
-            hot.verbatim,
-            all_rounds=manager.entries,
-            trimmed_speeches=hot.trimmed_speeches,
-            bare_trimmed=hot.bare_trimmed,
-            ledger=policy.claims_ledger,
-            summary=summary,
-            by_seat=DAYS_BY_SEAT in hot.shortened,
-            speeches_by_seat=SPEECHES_BY_SEAT in hot.shortened,
-            unballoted=hot.unballoted,
-            recalled=hot.recalled,
-            digested=digested,
-        )
-        state: Part = ("state", sections.state(s, ORDER_BY_SEAT in hot.shortened), False)
-        parts: list[Part] = [("transcript", sections.transcript(body), False), state, identity, *role_parts()]
-        if recent_text and not hot.recent_dropped:
-            parts.append(("recent_events", recent_text, False))
-        if defense_text:
-            parts.append(("defense", defense_text, False))
-        parts.append(("memory", sections.memory(hot.memory(memory), policy.memory_scores), False))
-        return [*parts, ("task", task(s, HISTORY_ONCE in hot.shortened), False)]
-
-    head = _counted(system)
-    body = _counted(user_parts())
+    hot = hot_material(sources)
+    head = _counted([("rules", sections.rules(s), True)])
+    body = _counted(user_parts(sources, hot))
     head_tokens = sum(x.tokens for x in head)
     if policy.token_budget is not None:
-        body = _fitted(policy, s, hot, head_tokens, body, user_parts)
+        body = _fitted(policy, s, hot, head_tokens, body, lambda: user_parts(sources, hot))
     all_sections = (*head, *body)
     return RenderedPrompt(
         player=player,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from mafia.context.transcript import TranscriptManager
 from mafia.context.views import player_view
 from mafia.game import events as ev
-from mafia.game.rules import SKIP, Role
+from mafia.game.rules import SKIP, Role, on_mafia
 from mafia.prompts import anchors
 
 _QUOTED = re.compile(r'"[^"]*"')
@@ -122,9 +122,9 @@ def _truth(events: Sequence[ev.EventBase], me: str | None) -> _Truth:
                 t.deaths[e.actual_kill] = ("night", e.round)
                 t.night_deaths[e.round] = e.actual_kill
             target = decided.pop(e.round, None)
-            if t.role is Role.MAFIA and target is not None and target != SKIP:
+            if on_mafia(t.role) and target is not None and target != SKIP:
                 t.kills.add((e.round, target, "killed" if e.actual_kill == target else "survived"))
-        elif isinstance(e, ev.MafiaVote) and t.role is Role.MAFIA:
+        elif isinstance(e, ev.MafiaVote) and on_mafia(t.role):
             decided[e.round] = e.final_target
             if e.final_target == SKIP:
                 t.kills.add((e.round, SKIP, "skipped"))
@@ -132,7 +132,7 @@ def _truth(events: Sequence[ev.EventBase], me: str | None) -> _Truth:
             t.results.add((e.round, e.target, e.result))
         elif isinstance(e, ev.DoctorProtection) and e.protector == me:
             t.protections.add((e.round, e.protected))
-        elif isinstance(e, ev.NightZeroStrategy) and t.role is Role.MAFIA:
+        elif isinstance(e, ev.NightZeroStrategy) and on_mafia(t.role):
             t.plans.append(e.speaker)
     return t
 
@@ -216,7 +216,7 @@ def _role_facts(t: _Truth, lines: Sequence[str], text: str, prompt: str) -> list
     )
     for night, target in sorted(t.protections):
         facts.append(Fact(f"protection of night {night}: {target}", night, (night, target) in protected))
-    if t.role is not Role.MAFIA:
+    if not on_mafia(t.role):
         return facts
     expected = ", ".join(f"{p} ({'dead' if p in t.deaths else 'alive'})" for p in t.partners)
     if t.partners:

@@ -34,7 +34,7 @@ from mafia.context.schemas import (
 )
 from mafia.game.actions import ActionKind, Suspicion
 from mafia.game.events import EventBase, Thought
-from mafia.game.rules import ROLES, SKIP, Role
+from mafia.game.rules import ROLES, SKIP, on_mafia
 from mafia.prompts import anchors
 
 TOP_REASONS = 2
@@ -97,7 +97,7 @@ def facts(record: GameRecord) -> MemoryFacts:
     kills: list[KillRecord] = []
     for number in sorted(record.rounds):
         rnd = record.rounds[number]
-        if role is Role.MAFIA and rnd.mafia_vote is not None:
+        if on_mafia(role) and rnd.mafia_vote is not None:
             target = rnd.mafia_vote.final_target
             if target == SKIP:
                 kills.append(KillRecord(round=number, target=target, outcome="skipped"))
@@ -115,7 +115,7 @@ def facts(record: GameRecord) -> MemoryFacts:
     # During night zero the plans are tonight's business, shown in Mafia info; in round 1 they are
     # memory in full, and from Day 2 on their first sentences (the team has acted on them by then).
     strategies: list[StrategyNote] = []
-    if role is Role.MAFIA and record.current_round >= 1:
+    if on_mafia(role) and record.current_round >= 1:
         full = record.current_round <= FULL_PLANS_ROUND
         strategies = [
             StrategyNote(

@@ -25,7 +25,7 @@ from mafia.context.record import GameRecord
 from mafia.context.safety import quote_text
 from mafia.context.semantic import SEMANTIC
 from mafia.context.transcript import vote_outcome
-from mafia.game.rules import Role
+from mafia.game.rules import on_mafia
 from mafia.records.call_kinds import RECALL_KIND as RECALL_KIND
 
 MAX_RECALLS = 2
@@ -121,7 +121,7 @@ def _said(label: str, speaker: str, text: str) -> str:
 def documents(record: GameRecord) -> list[Document]:
     """Every entry of the player's view worth finding again, oldest first."""
     docs: list[Document] = []
-    mafia = record.role is Role.MAFIA
+    mafia = on_mafia(record.role)
     for plan in record.strategies if mafia else ():
         docs.append(Document(0, plan.speaker, _said("Night 0, team plan of", plan.speaker, plan.strategy)))
     for number in sorted(record.rounds):

@@ -75,13 +75,16 @@ def rules_text(
         seats=", ".join(seats),
         composition=composition_text,
         town_roles=", ".join(role.value for role in roles if ROLES[role].side == "town"),
-        night_rules="".join(  # each rule after a space: none leaves no double space
-            f" {night.rule_for(roles)}"
-            for role in NIGHT_ROLES
-            if role in roles and (night := ROLES[role].night)
-        ),
+        night_rules="".join(f" {rule}" for rule in _rules_told(roles)),  # none: no double space
         round_cap=str(round_cap),
     )
+
+
+def _rules_told(roles: tuple[Role, ...]) -> list[str]:
+    """The rules of the roles a table holds: each night role's (as the table's other roles meet
+    it), in waking order, then the rule of each role without a night action that has one."""
+    night = [spec.rule_for(roles) for role in NIGHT_ROLES if role in roles and (spec := ROLES[role].night)]
+    return [*night, *(rule for role in roles if (rule := ROLES[role].rule))]
 
 
 def identity(s: Situation, playbook: bool = True) -> str:

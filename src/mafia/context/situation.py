@@ -19,6 +19,7 @@ from mafia.game.protocol import ACTIONS, Board
 from mafia.game.rules import (
     Role,
     consensus_threshold,
+    on_mafia,
 )
 
 VOTE_ACTIONS = frozenset({ActionKind.VOTE, ActionKind.REVOTE})
@@ -108,7 +109,7 @@ class Situation:
     @cached_property
     def mafia(self) -> list[str]:
         """The whole Mafia team as this player knows it (only a Mafia player knows it)."""
-        if self.role is not Role.MAFIA:
+        if not on_mafia(self.role):
             return []
         team = {self.me, *self.record.partners}
         return [p for p in self.record.seats if p in team]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mafia.game.events import GameStarted, RoleAssigned
 from mafia.game.personas import deal_personas
 from mafia.game.reading import dump, readable
-from mafia.game.rules import GameConfig, Role, assign_roles
+from mafia.game.rules import GameConfig, assign_roles, on_mafia
 from mafia.game.state import GameState
 
 
@@ -16,7 +16,7 @@ def deal(config: GameConfig, game_id: str) -> GameState:
     seats = assign_roles(config)
     personas = deal_personas(config.players, config.seed)
     counts = config.role_counts()
-    mafia = [s.name for s in seats if s.role is Role.MAFIA]
+    mafia = [s.name for s in seats if on_mafia(s.role)]
     events = [
         GameStarted(
             round=0,
@@ -31,7 +31,7 @@ def deal(config: GameConfig, game_id: str) -> GameState:
                 player=s.name,
                 role=s.role,
                 persona=persona.description,
-                partners=[m for m in mafia if m != s.name] if s.role is Role.MAFIA else [],
+                partners=[m for m in mafia if m != s.name] if on_mafia(s.role) else [],
             )
             for s, persona in zip(seats, personas, strict=True)
         ),

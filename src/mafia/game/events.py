@@ -15,7 +15,17 @@ from typing import Annotated, Any, ClassVar, Literal, Union, cast
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, field_validator, model_validator
 
 from mafia.game.audience import Audience
-from mafia.game.rules import NIGHT_ROLES, ROLE_OF, ROLES, DecidedBy, Role, VoteKind, Winner, field_name
+from mafia.game.rules import (
+    NIGHT_ROLES,
+    ROLE_OF,
+    ROLES,
+    DecidedBy,
+    Role,
+    VoteKind,
+    Winner,
+    field_name,
+    on_mafia,
+)
 
 
 class AnswerKind(StrEnum):
@@ -534,7 +544,7 @@ def _in_audience(event: EventBase, audience: Audience | Role, viewer: str, roles
     if audience is Audience.ACTOR:
         return event.actor() == viewer
     if audience is Audience.MAFIA:
-        return roles.get(viewer) is Role.MAFIA
+        return on_mafia(roles.get(viewer))
     return False
 
 

@@ -19,7 +19,18 @@ def record_night_zero(state: GameState, turn: Turn) -> GameUpdate:
 
 def open_night(state: GameState) -> GameUpdate:
     """Open the night: the living Mafia queue up for Round 1."""
-    return {"phase": "night", "step": "mafia_round1", "queue": table(state).with_role(Role.MAFIA)}
+    return {"phase": "night", "step": "mafia_round1", "queue": table(state).mafia()}
+
+
+def has_uses_left(state: GameState, role: Role, player: str) -> bool:
+    """Whether ``player`` may still use ``role``'s night action: a role of limited ``uses`` has
+    used it on as many nights as its night events in the log say."""
+    spec = ROLES[role]
+    if spec.uses is None or spec.night is None:
+        return True
+    night, actor = spec.night, spec.night.fields[0]
+    used = sum(1 for e in state["events"] if e["type"] == night.event and e.get(actor) == player)
+    return used < spec.uses
 
 
 def _kill_target(state: GameState) -> str | None:

@@ -31,21 +31,26 @@ from mafia.game.day import (
     to_speeches,
 )
 from mafia.game.events import Ballot, MafiaDiscussion, MafiaVote
-from mafia.game.night import check_win, game_over, night_resolution, open_night, record_night_zero
+from mafia.game.night import (
+    check_win,
+    game_over,
+    has_uses_left,
+    night_resolution,
+    open_night,
+    record_night_zero,
+)
 from mafia.game.reading import chosen, dump, request, since_daybreak, table
 from mafia.game.rules import (
     ROLES,
     SKIP,
     KillProgress,
-    Role,
+    NightSpec,
     after_round1,
     after_round2,
     ballot_options,
-    investigation_targets,
     lone_kill,
     night_kill_targets,
     nomination_targets,
-    protection_targets,
 )
 from mafia.game.state import JSON, GameState, GameUpdate, StepName, Turn, TurnRequest
 
@@ -74,14 +79,6 @@ def _no_choice(player: str, options: Sequence[str]) -> str | None:
 
 def _skip(player: str, options: Sequence[str]) -> str | None:
     return SKIP
-
-
-def _protect_self(player: str, options: Sequence[str]) -> str | None:
-    return player if player in options else options[0]
-
-
-def _first_option(player: str, options: Sequence[str]) -> str | None:
-    return options[0]
 
 
 def _speech_limit(limits: TextLimits) -> int:
@@ -148,6 +145,18 @@ def _words_only(
 
 
 _NO_TEXT = "; text null."
+
+
+def _night_row(action: ActionKind, night: NightSpec) -> ActionSpec:
+    """The action row of a role's own night choice, as its ``ROLES`` row says."""
+    return ActionSpec(
+        f"tasks/{action.value}",
+        f"Answer: choice ({night.answer})" + _NO_TEXT,
+        targets=lambda b: night.targets(b.living, b.me),
+        fallback=night.fallback,
+    )
+
+
 _CLAIM = "claim (the role you claim, or null)"
 
 ACTIONS: dict[ActionKind, ActionSpec] = {
@@ -199,27 +208,17 @@ ACTIONS: dict[ActionKind, ActionSpec] = {
     ActionKind.NIGHT_KILL: ActionSpec(
         "tasks/night_kill", "Answer: choice (the kill)" + _NO_TEXT, targets=_kill_targets
     ),
-    ActionKind.PROTECT: ActionSpec(
-        "tasks/protect",
-        "Answer: choice (whom you protect)" + _NO_TEXT,
-        targets=lambda b: protection_targets(b.living),
-        fallback=_protect_self,
-    ),
-    ActionKind.INVESTIGATE: ActionSpec(
-        "tasks/investigate",
-        "Answer: choice (whom you investigate)" + _NO_TEXT,
-        targets=lambda b: investigation_targets(b.living, b.me),
-        fallback=_first_option,  # the lowest-seat candidate
-    ),
-    ActionKind.GUARD: ActionSpec(
-        "tasks/guard",
-        "Answer: choice (whom you guard)" + _NO_TEXT,
-        targets=lambda b: [p for p in b.living if p != b.me],  # any other living player
-        fallback=_first_option,  # the lowest-seat candidate
-    ),
+}
+ACTIONS |= {
+    role.night_action: _night_row(role.night_action, role.night)
+    for role in sorted(
+        ROLES.values(), key=lambda r: list(ActionKind).index(r.night_action or ActionKind.SPEAK)
+    )
+    if role.night_action is not None and role.night is not None
 }
 """Every action's row. Unless it says otherwise an action chooses (skip is its fallback), writes no
-text and claims nothing."""
+text and claims nothing. A role's own night action is its ``ROLES`` row's: its task template is
+named for the action, its answer line, legal choices and fallback are the row's ``night``."""
 
 
 def board(state: GameState, player: str) -> Board:
@@ -229,7 +228,7 @@ def board(state: GameState, player: str) -> Board:
     return Board(
         living=t.living,
         me=player,
-        mafia=t.with_role(Role.MAFIA),
+        mafia=t.mafia(),
         nominees=state["nominees"],
         tied=state["nominees"],
     )
@@ -298,20 +297,25 @@ def ask_revote(state: GameState) -> list[TurnRequest]:
 
 def ask_round2(state: GameState) -> list[TurnRequest]:
     """Every living Mafia member's Round 2 choice, at once."""
-    return [ask(state, m, ActionKind.MAFIA_ROUND2) for m in table(state).with_role(Role.MAFIA)]
+    return [ask(state, m, ActionKind.MAFIA_ROUND2) for m in table(state).mafia()]
 
 
 def ask_night_start(state: GameState) -> list[TurnRequest]:
     """The night's first turns, at once: the first Mafia member's Round 1 proposal (a lone Mafia's
     direct choice), then each role's own night action (``ROLES``: the Doctor's protection, the
-    Detective's check), role by role."""
+    Detective's check), role by role, from every holder with a use left (a row's ``uses``)."""
     t = table(state)
-    mafia = t.with_role(Role.MAFIA)
+    mafia = t.mafia()
     kill = ActionKind.NIGHT_KILL if len(mafia) == 1 else ActionKind.MAFIA_ROUND1
     own = sorted((spec.wakes, role, spec.night_action) for role, spec in ROLES.items() if spec.night_action)
     return [
         ask(state, mafia[0], kill),
-        *(ask(state, p, action) for _, role, action in own for p in t.with_role(role)),
+        *(
+            ask(state, p, action)
+            for _, role, action in own
+            for p in t.with_role(role)
+            if has_uses_left(state, role, p)
+        ),
     ]
 
 
@@ -382,7 +386,7 @@ def record_round2(state: GameState, turns: list[Turn]) -> GameUpdate:
     agreement, else the lowest-seat living Mafia member's choice)."""
     events = dump([_discussion(state, turn, 2) for turn in turns])
     choices = {t["player"]: chosen(t) for t in turns}
-    progress = after_round2(choices, table(state).with_role(Role.MAFIA))
+    progress = after_round2(choices, table(state).mafia())
     return {"events": [*events, *_kill_vote(state, progress, 2)], "step": progress.follows}
 
 

@@ -35,6 +35,7 @@ class Role(StrEnum):
     DOCTOR = "Doctor"
     TOWN = "Town"
     BODYGUARD = "Bodyguard"
+    GODFATHER = "Godfather"
 
 
 Team = Literal["mafia", "town"]
@@ -57,8 +58,23 @@ def stands_in(victim: str, chooser: str, chosen: str) -> str | None:
 
 
 def is_mafia(role: Role) -> str:
-    """What a check of a player of ``role`` tells: Mafia or not."""
-    return "Mafia" if role is Role.MAFIA else "Not Mafia"
+    """What a check of a player of ``role`` tells: Mafia or not, as its row's ``shows`` says."""
+    return "Mafia" if ROLES[role].seen_as == "mafia" else "Not Mafia"
+
+
+def self_or_first(player: str, options: Sequence[str]) -> str | None:
+    """A fallback choice: the player themself where allowed, else the lowest-seat option."""
+    return player if player in options else options[0]
+
+
+def first_option(player: str, options: Sequence[str]) -> str | None:
+    """A fallback choice: the lowest-seat option."""
+    return options[0]
+
+
+def other_players(living: Sequence[str], me: str) -> list[str]:
+    """Any living player but the chooser."""
+    return [p for p in living if p != me]
 
 
 @dataclass(frozen=True)
@@ -79,6 +95,12 @@ class NightSpec:
     """What its holder learns of the chosen player's role (None: nothing)."""
     seen_by: Audience | None = Audience.ACTOR
     """Who sees the event: its holder alone unless said otherwise (None: everyone)."""
+    answer: str = "whom you choose"
+    """What the task's answer line calls the choice ("whom you protect")."""
+    targets: Callable[[Sequence[str], str], list[str]] = other_players
+    """The legal choices, from the living players in seat order and the chooser."""
+    fallback: Callable[[str, Sequence[str]], str | None] = first_option
+    """The legal choice applied when every answer was rejected, from the chooser and the options."""
     rule_with: tuple[tuple[Role, str], ...] = ()
     """Sentences its rule adds at a table holding the role named: how another role's choice
     meets its own."""
@@ -111,6 +133,18 @@ class RoleSpec:
     public composition and the rules only when dealt."""
     night: NightSpec | None = None
     """How its night action is logged, told and applied (a role with a night action has one)."""
+    uses: int | None = None
+    """How many nights a game its holder may use its night action (None: every night)."""
+    shows: Team | None = None
+    """The side an investigation of its holder shows (None: its own side)."""
+    rule: str | None = None
+    """Its rule as the rules section tells every player when the table holds it, for a role with
+    no night action of its own (a night role's is its ``night.rule``)."""
+
+    @property
+    def seen_as(self) -> Team:
+        """The side an investigation of its holder shows."""
+        return self.shows if self.shows is not None else self.side
 
     def playbook(self, role: Role) -> str:
         """Its playbook's template under prompts/."""
@@ -144,6 +178,8 @@ ROLES: dict[Role, RoleSpec] = {
             "The Detective learns whether one other player is Mafia.",
             ("detective", "target"),
             learns=is_mafia,
+            answer="whom you investigate",
+            targets=lambda living, me: investigation_targets(living, me),
         ),
     ),
     Role.DOCTOR: _power(
@@ -156,6 +192,9 @@ ROLES: dict[Role, RoleSpec] = {
             "The Doctor protects one player (self allowed), never told if it worked.",
             ("protector", "protected"),
             effect=saves,
+            answer="whom you protect",
+            targets=lambda living, me: protection_targets(living),
+            fallback=self_or_first,
         ),
     ),
     Role.TOWN: RoleSpec(
@@ -176,13 +215,26 @@ ROLES: dict[Role, RoleSpec] = {
             rule_with=(
                 (Role.DOCTOR, "If the Doctor protects the guarded player or the Bodyguard, no one dies."),
             ),
+            answer="whom you guard",
         ),
         optional=True,
     ),
+    # One at most: the Mafia's leader. It takes one of the Mafia's seats unless a setup names the
+    # Mafia's count, kills and wins with the Mafia, and a Detective's check shows it as Town.
+    Role.GODFATHER: RoleSpec(
+        "mafia",
+        None,
+        r"godfather",
+        at_most=1,
+        optional=True,
+        shows="town",
+        rule="The Godfather is one of the Mafia, but a Detective's check shows them as Not Mafia.",
+    ),
 }
 """Every role's row, in seat-dealing order. A role is named once, here and in ``Role``: adding
-one is its member and row here (its night action's row in ``protocol.ACTIONS``), its playbook and
-task templates and its house tactic; the deal, the log, the night and the prompts read the rest."""
+one is its member and row here (a night power's action row, legal choices, fallback, answer line
+and uses included: ``protocol.ACTIONS`` derives its row from this one), its playbook and task
+templates and its house tactic; the deal, the log, the night and the prompts read the rest."""
 
 
 def field_name(role: Role) -> str:
@@ -190,6 +242,8 @@ def field_name(role: Role) -> str:
     return role.value.lower()
 
 
+MAFIA_SIDE = frozenset(role for role, spec in ROLES.items() if spec.side == "mafia")
+"""The roles that play for the Mafia."""
 ROLE_FIELDS = tuple(field_name(role) for role in ROLES)
 """The roles as a game's settings name them (``--roles doctor=1``)."""
 ROLE_OF = {field_name(role): role for role in ROLES}
@@ -220,6 +274,12 @@ class ConfigError(ValueError):
 def team_of(role: Role) -> Team:
     """The side a role plays for."""
     return ROLES[role].side
+
+
+def on_mafia(role: Role | str | None) -> bool:
+    """Whether a player of ``role`` (a role or its name) plays for the Mafia: kills with it at
+    night, knows its members, counts toward its parity. None, a role not known, does not."""
+    return role in MAFIA_SIDE
 
 
 class RoleCounts(Mapping[Role, int]):
@@ -256,7 +316,8 @@ class RoleCounts(Mapping[Role, int]):
 
     @property
     def mafia(self) -> int:
-        return self._counts[Role.MAFIA]
+        """The seats of the Mafia's side (every role that plays for it)."""
+        return sum(n for role, n in self._counts.items() if on_mafia(role))
 
     @property
     def total(self) -> int:
@@ -306,6 +367,9 @@ def parse_role_counts(spec: Mapping[str, int], players: int) -> RoleCounts:
         _bad_players(players)
     base = RoleCounts.default(players)
     counts = {name: spec.get(name, base.of(ROLE_OF[name])) for name in ROLE_FIELDS if name != "town"}
+    if "mafia" not in spec:  # another role of the Mafia's side takes one of its default seats
+        others = sum(n for name, n in counts.items() if name != "mafia" and on_mafia(ROLE_OF[name]))
+        counts["mafia"] = max(0, counts["mafia"] - others)
     for name, value in counts.items():
         if value < 0:
             raise ConfigError(f"roles.{name}", f"must be 0 or more, got {value}")
@@ -592,7 +656,7 @@ def resolve_night(intended_kill: str | None, choices: Sequence[NightChoice]) -> 
 def winner(living_roles: Iterable[Role]) -> Literal["mafia", "town"] | None:
     """Town wins when no Mafia lives; Mafia when living Mafia reach parity with the others."""
     roles = list(living_roles)
-    mafia = sum(1 for r in roles if r is Role.MAFIA)
+    mafia = sum(1 for r in roles if on_mafia(r))
     if mafia == 0:
         return "town"
     if mafia >= len(roles) - mafia:
@@ -643,6 +707,11 @@ class Table:
         """The players of ``role`` in seat order (the living only, unless told otherwise)."""
         dead = self.dead if alive_only else frozenset()
         return [s.name for s in self.seats if s.role is role and s.name not in dead]
+
+    def mafia(self, *, alive_only: bool = True) -> list[str]:
+        """The players of the Mafia's side in seat order (the living only, unless told otherwise)."""
+        dead = self.dead if alive_only else frozenset()
+        return [s.name for s in self.seats if on_mafia(s.role) and s.name not in dead]
 
     def kill(self, name: str) -> Table:
         return Table(seats=self.seats, dead=self.dead | {name})

@@ -26,6 +26,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
 from mafia.context.tokens import count_tokens, encoder, safe_chunks
+from mafia.game.state import JSON
 from mafia.records.call_records import CallTokens, TurnTokens
 
 CACHE_MIN = 1024
@@ -36,7 +37,6 @@ CACHED_PRICE = 0.25
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 _CHUNK_LIMIT = 20_000  # lines, as the token counts (``mafia.context.tokens``): bounded for long runs
 
-JSON = dict[str, Any]
 Schema = type[BaseModel] | Mapping[str, Any]
 
 
@@ -224,7 +224,7 @@ class GameCache:
         self.seen.update(keys)
         return 0 if hits == 0 else CACHE_MIN + CACHE_STEP * (hits - 1)
 
-    def bill(self, record: JSON) -> JSON:
+    def bill(self, record: Mapping[str, Any]) -> JSON:
         """``record`` with the cache fields added to it and to each of its attempts (a new record:
         the one given, which may live in the game's state, is left as it is)."""
         attempts: list[JSON] = []

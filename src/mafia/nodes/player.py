@@ -33,6 +33,7 @@ from pydantic import BaseModel
 from mafia.context.builder import build_context, prompt_messages, with_schema_note
 from mafia.context.call_budget import fit_tokens, over_budget
 from mafia.context.extraction import claimed_role
+from mafia.context.policy import ContextPolicy
 from mafia.context.recall import RECALL_KIND
 from mafia.context.record import read_view
 from mafia.context.tokens import count_tokens
@@ -63,7 +64,7 @@ from mafia.nodes.recall_step import (
     route_decide,
 )
 from mafia.records.call_kinds import rejected
-from mafia.records.call_records import Attempt, Prompt, new_attempt
+from mafia.records.call_records import Attempt, Prompt, PromptRecord, new_attempt
 from mafia.records.prompt_pack import pack, unpack
 from mafia.run.runtime import GameContext, game_context
 from mafia.run.tracing import traced_turn
@@ -82,7 +83,14 @@ from mafia.turn.answers import (
     rejection_of,
 )
 from mafia.turn.people import ask_person, is_human
-from mafia.turn.state import PlayerTurnInput, PlayerTurnOutput, PlayerTurnState, prompt_record
+from mafia.turn.state import (
+    FinishedTurn,
+    PlayerTurnInput,
+    PlayerTurnOutput,
+    PlayerTurnState,
+    prompt_record,
+    turn_of,
+)
 
 # A run without a checkpointer has nothing to make durable: the turn's "exit" durability is moot
 # there, and LangGraph would warn about it on every turn.
@@ -182,81 +190,133 @@ def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) ->
 def decide(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
     """Ask the seat's model for the action's structured output; record the raw answer.
 
-    A bad answer (a refusal, a cut-off or filtered output, invalid JSON, a schema violation) is
-    recorded as a rejected attempt with its kind. Anything else the call raises (a provider fault)
-    propagates: the game stops cleanly and resumes from its last checkpoint.
+    Four steps: the schema the call asks in, the call, the answer parsed from it, the attempt's
+    account. A bad answer (a refusal, a cut-off or filtered output, invalid JSON, a schema
+    violation) is recorded as a rejected attempt with its kind. Anything else the call raises (a
+    provider fault) propagates: the game stops cleanly and resumes from its last checkpoint.
     """
     req = state["request"]
     action = ActionKind(req["action"])
-    spec = game_context(runtime).model_spec(req["player"], req["order"])
+    context = game_context(runtime)
+    spec = context.model_spec(req["player"], req["order"])
     if is_human(spec):  # a person's seat: the game pauses until they answer
         return ask_person(state, CHOICE_FIELD[action], TEXT_FIELD[action], action in CLAIM_ACTIONS)
     model = resolve_model(spec)
+    schema, dialect = choose_schema(state, model, action, context.text_limits)
+    call = call_model(state, model, schema, action, context.policy)
+    if call.asked is not None:
+        budgeted = context.policy.token_budget is not None
+        return recall_asked(state, call.message, call.asked, schema, call.raw, call.tools, budgeted)
+    attempt = account(
+        state, call, schema if dialect == "stable" else None, dialect, context.policy.token_budget
+    )
+    return {"answer": call.answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}
+
+
+def choose_schema(
+    state: PlayerTurnState, model: Any, action: ActionKind, limits: TextLimits
+) -> tuple[type[ActionBase], str]:
+    """The schema this call asks in, and its dialect: a grammar server's bounded to the turn's
+    answer; otherwise the game-stable one, constrained to the legal options after a rejection."""
     settings = model_settings(model)
     dialect = model_dialect(model)
     if settings is not None and dialect == "grammar":
-        limits = game_context(runtime).text_limits
         shape = answer_shape(state, action, limits)
-        schema = grammar_schema(shape, settings.tokens_for(action.value), limits)
-    else:
-        # A recall search is no rejected answer: the answer after it keeps the turn's schema.
-        reask = any(rejected(a) for a in state["attempts"])
-        schema = answer_schema(action, req["options"], reask=reask)
-    answer: JSON | None = None
-    cut: list[Truncation] = []
-    rejection: Rejection | None = None
-    raw = ""
+        return grammar_schema(shape, settings.tokens_for(action.value), limits), dialect
+    # A recall search is no rejected answer: the answer after it keeps the turn's schema.
+    reask = any(rejected(a) for a in state["attempts"])
+    return answer_schema(action, state["request"]["options"], reask=reask), dialect
+
+
+@dataclasses.dataclass
+class Call:
+    """What one call of a turn came to: its raw text and usage, and either a recall it asked for,
+    or the answer parsed from it (with any texts cut to their bounds), or why it was rejected."""
+
+    raw: str = ""
     usage: JSON | None = None
+    message: Any = None
+    """The model's message as the call returned it (kept in the turn's messages by a recall)."""
     asked: JSON | None = None
     tools: tuple[JSON, ...] = ()
+    answer: JSON | None = None
+    cut: list[Truncation] = dataclasses.field(default_factory=list)
+    rejection: Rejection | None = None
+
+
+def call_model(
+    state: PlayerTurnState, model: Any, schema: type[ActionBase], action: ActionKind, policy: ContextPolicy
+) -> Call:
+    """Call ``model`` on the turn's messages (offering a recall search where the policy has one)
+    and parse its answer. A fault that is a bad answer becomes the call's rejection; any other
+    propagates."""
+    call = Call()
     try:
-        policy = game_context(runtime).policy
         search = recall_offered(state, model, policy)
-        out, asked, tools = ask_answer(model, schema, state["messages"], get_config(), policy, search)
-        usage = out.get("usage")
-        raw = encodable(raw_text(out.get("raw")) or out.get("content", ""))
-        if asked is not None:
-            budgeted = game_context(runtime).policy.token_budget is not None
-            return recall_asked(state, out["raw"], asked, schema, raw, tools, budgeted)
-        parsed = out.get("parsed")
-        if isinstance(parsed, BaseModel):
-            answer = parsed.model_dump(mode="json")
-        elif isinstance(parsed, dict):
-            answer = schema.model_validate(parsed).model_dump(mode="json")
-        else:
-            error = out.get("parsing_error")
-            args = answer_args(out.get("raw"), out.get("content") or "") if error is not None else None
-            fitted = fit_to_bounds(schema, args) if args is not None else None
-            if fitted is not None:  # only texts or lists past their bounds: cut, the answer stands
-                answer, cut = fitted
-            else:
-                rejection = (
-                    rejection_of(error, CHOICE_FIELD[action]) if error is not None else None
-                ) or Rejection(AnswerKind.INVALID_JSON, "the answer held no structured output.")
+        out, call.asked, call.tools = ask_answer(
+            model, schema, state["messages"], get_config(), policy, search
+        )
+        call.usage = out.get("usage")
+        call.message = out.get("raw")
+        call.raw = encodable(raw_text(call.message) or out.get("content", ""))
+        if call.asked is None:
+            call.answer, call.cut, call.rejection = parse_answer(out, schema, CHOICE_FIELD[action])
     except Exception as exc:
-        rejection = rejection_of(exc, CHOICE_FIELD[action])
-        if rejection is None:
+        call.rejection = rejection_of(exc, CHOICE_FIELD[action])
+        if call.rejection is None:
             raise
-        usage = provider_usage(reply_of(exc))
-    if rejection is not None:
-        raw = raw or rejection.raw
-    # A grammar server neither bills the schema nor puts it in the prompt's prefix.
-    billed_schema = schema if dialect == "stable" else None
-    attempt = new_attempt(raw, call_tokens(state["messages"], billed_schema, raw, tools), schema=dialect)
-    attempt["provider_usage"] = usage
-    budget = game_context(runtime).policy.token_budget
-    if tools or budget is not None:  # what a budget bounds: the prompt, a re-ask, a recall exchange
-        used = context_tokens(state["messages"])
+        call.usage = provider_usage(reply_of(exc))
+    if call.rejection is not None:
+        call.raw = call.raw or call.rejection.raw
+    return call
+
+
+def parse_answer(
+    out: JSON, schema: type[ActionBase], choice_field: str | None
+) -> tuple[JSON | None, list[Truncation], Rejection | None]:
+    """The answer in a structured-output result, the texts cut to fit its bounds, or why none
+    stands: an answer past its bounds only in texts or lists is cut and stands."""
+    parsed = out.get("parsed")
+    if isinstance(parsed, BaseModel):
+        return parsed.model_dump(mode="json"), [], None
+    if isinstance(parsed, dict):
+        return schema.model_validate(parsed).model_dump(mode="json"), [], None
+    error = out.get("parsing_error")
+    args = answer_args(out.get("raw"), out.get("content") or "") if error is not None else None
+    fitted = fit_to_bounds(schema, args) if args is not None else None
+    if fitted is not None:
+        return fitted[0], fitted[1], None
+    rejection = rejection_of(error, choice_field) if error is not None else None
+    return None, [], rejection or Rejection(AnswerKind.INVALID_JSON, "the answer held no structured output.")
+
+
+def account(
+    state: PlayerTurnState,
+    call: Call,
+    billed_schema: type[ActionBase] | None,
+    dialect: str,
+    budget: int | None,
+) -> Attempt:
+    """The call's attempt record: its tokens as billed (a grammar server neither bills the schema
+    nor puts it in the prompt's prefix, so ``billed_schema`` is None there), what the provider
+    reported, what a token budget bounds (the prompt, a re-ask, a recall exchange), why it was
+    rejected and what was cut."""
+    messages = state["messages"]
+    attempt = new_attempt(
+        call.raw, call_tokens(messages, billed_schema, call.raw, call.tools), schema=dialect
+    )
+    attempt["provider_usage"] = call.usage
+    if call.tools or budget is not None:
+        used = context_tokens(messages)
         attempt["context_tokens"] = used
         if budget is not None and used > budget:
-            attempt["over_budget"] = over_budget(
-                state["messages"], state["prompt"]["total_tokens"], used, budget
-            )
-    if rejection is not None:
-        attempt = {**attempt, "error": rejection.error, "kind": rejection.kind.value}
-    if cut:  # logged as text_truncated when the turn finishes with this answer
-        attempt["cut"] = [dataclasses.asdict(c) for c in cut]
-    return {"answer": answer, "error": attempt["error"], "attempts": [*state["attempts"], attempt]}
+            attempt["over_budget"] = over_budget(messages, state["prompt"]["total_tokens"], used, budget)
+    if call.rejection is not None:
+        attempt["error"] = call.rejection.error
+        attempt["kind"] = call.rejection.kind.value
+    if call.cut:  # logged as text_truncated when the turn finishes with this answer
+        attempt["cut"] = [dataclasses.asdict(c) for c in call.cut]
+    return attempt
 
 
 def recall_asked(
@@ -339,66 +399,32 @@ def fallback_of(request: TurnRequest) -> str | None:
     return ACTIONS[ActionKind(request["action"])].fallback(request["player"], request["options"])
 
 
+@dataclasses.dataclass
+class Outcome:
+    """What a finished turn applies and logs: the choice, the words and their claim, the private
+    reasoning, and the player's own events (thought, cuts, fallback)."""
+
+    choice: str | None
+    text: str | None
+    claim: str | None
+    reasoning: str
+    events: list[JSON]
+
+
 def finish_turn(
     state: PlayerTurnState,
     choice: str | None,
     rejection: Rejection | None,
     attempts: list[Attempt],
     limits: TextLimits,
-) -> JSON:
-    """The finished turn: the choice, the text, the thought (or fallback) events, the prompt record.
-
-    An accepted answer is cleaned and its texts capped, each cut logged as a ``text_truncated``
-    event, and its reasoning becomes the player's latest thought. A fallback publishes the fixed
-    text of its action, never a rejected answer's, and writes no thought: the player's beliefs stay
-    those of its last good answer.
-    """
+) -> FinishedTurn:
+    """The finished turn: the accepted answer's outcome or the fallback's, and the prompt record."""
     req = state["request"]
     action = ActionKind(req["action"])
-    text_field = TEXT_FIELD.get(action)
-    own_events: list[JSON] = []
-    mine = {"round": req["round"], "player": req["player"], "action": action.value}
-    text: str | None = None
-    claim: str | None = None
-    reasoning = ""
     if rejection is not None:
-        choice = fallback_of(req)
-        text = FALLBACK_TEXT[action] if text_field else None
-        own_events.append(
-            dump_event(
-                Fallback(
-                    **mine,
-                    error=rejection.error,
-                    kind=rejection.kind,
-                    attempts=len(attempts),
-                    applied=choice if choice is not None else (text or "no choice"),
-                )
-            )
-        )
+        outcome = fallback_outcome(req, rejection, len(attempts))
     else:
-        answer, cuts = clean_answer(state["answer"] or {}, text_field, text_limit(action, limits), limits)
-        cuts = [Truncation(**c) for c in attempts[-1].get("cut", [])] + cuts  # bounds, then limits
-        text = answer.get(text_field) if text_field else None
-        # A public claim goes with the words it was made in; a value naming no role is no claim.
-        role = (
-            claimed_role(answer.get("claim")) if action in CLAIM_ACTIONS and isinstance(text, str) else None
-        )
-        claim = role.value if role is not None else None
-        thought = Thought(
-            **mine,
-            observations=str(answer.get("observations", "")),
-            strategy=str(answer.get("strategy", "")),
-            reasoning=str(answer.get("reasoning", "")),
-            suspicions=[SuspicionNote(**s) for s in answer.get("suspicions", [])],
-            relationships=list(answer.get("relationships", [])),
-            pattern_notes=list(answer.get("pattern_notes", [])),
-        )
-        reasoning = thought.reasoning
-        own_events += [
-            dump_event(TextTruncated(**mine, field=cut.field, length=cut.length, limit=cut.limit))
-            for cut in cuts
-        ]
-        own_events.append(dump_event(thought))
+        outcome = answer_outcome(req, state["answer"] or {}, choice, attempts[-1].get("cut", []), limits)
     record = prompt_record(
         id=req["id"],
         round=req["round"],
@@ -407,8 +433,8 @@ def finish_turn(
         action=action.value,
         prompt=state["prompt"],
         attempts=attempts,
-        choice=choice,
-        claim=claim,
+        choice=outcome.choice,
+        claim=outcome.claim,
         fallback_kind=rejection.kind.value if rejection is not None else None,
     )
     return {
@@ -416,13 +442,61 @@ def finish_turn(
         "order": req["order"],
         "player": req["player"],
         "action": action.value,
-        "choice": choice,
-        "text": text,
-        "claim": claim,
-        "reasoning": reasoning,
-        "events": own_events,
+        "choice": outcome.choice,
+        "text": outcome.text,
+        "claim": outcome.claim,
+        "reasoning": outcome.reasoning,
+        "events": outcome.events,
         "prompt_record": record,
     }
+
+
+def turn_header(req: TurnRequest) -> JSON:
+    """The fields every event of a player's turn opens with."""
+    return {"round": req["round"], "player": req["player"], "action": req["action"]}
+
+
+def fallback_outcome(req: TurnRequest, rejection: Rejection, attempts: int) -> Outcome:
+    """A fallback: the table's legal choice and the fixed text of its action, never a rejected
+    answer's; no thought is written, so the player's beliefs stay those of its last good answer."""
+    action = ActionKind(req["action"])
+    choice = fallback_of(req)
+    text = FALLBACK_TEXT[action] if TEXT_FIELD.get(action) else None
+    applied = choice if choice is not None else (text or "no choice")
+    fallback = Fallback(
+        **turn_header(req), error=rejection.error, kind=rejection.kind, attempts=attempts, applied=applied
+    )
+    return Outcome(choice, text, None, "", [dump_event(fallback)])
+
+
+def answer_outcome(
+    req: TurnRequest, answer: JSON, choice: str | None, bounds_cut: list[dict[str, Any]], limits: TextLimits
+) -> Outcome:
+    """An accepted answer: cleaned, its texts capped (each cut, first to the schema's bounds then
+    to the limits, logged as ``text_truncated``), its reasoning the player's latest thought, and a
+    public claim where the action takes one and the words name a role."""
+    action = ActionKind(req["action"])
+    text_field = TEXT_FIELD.get(action)
+    answer, cuts = clean_answer(answer, text_field, text_limit(action, limits), limits)
+    cuts = [Truncation(**c) for c in bounds_cut] + cuts
+    text = answer.get(text_field) if text_field else None
+    # A public claim goes with the words it was made in; a value naming no role is no claim.
+    role = claimed_role(answer.get("claim")) if action in CLAIM_ACTIONS and isinstance(text, str) else None
+    mine = turn_header(req)
+    thought = Thought(
+        **mine,
+        observations=str(answer.get("observations", "")),
+        strategy=str(answer.get("strategy", "")),
+        reasoning=str(answer.get("reasoning", "")),
+        suspicions=[SuspicionNote(**s) for s in answer.get("suspicions", [])],
+        relationships=list(answer.get("relationships", [])),
+        pattern_notes=list(answer.get("pattern_notes", [])),
+    )
+    events = [
+        dump_event(TextTruncated(**mine, field=cut.field, length=cut.length, limit=cut.limit)) for cut in cuts
+    ]
+    events.append(dump_event(thought))
+    return Outcome(choice, text, role.value if role is not None else None, thought.reasoning, events)
 
 
 def raw_text(message: Any) -> str:
@@ -459,7 +533,7 @@ def build_player_graph() -> Any:
 
 PLAYER_GRAPH = build_player_graph()
 
-Played = tuple[Turn, list[JSON], JSON]
+Played = tuple[Turn, list[JSON], PromptRecord]
 """A finished turn (the choice, the text...), the player's own events, the turn's prompt record."""
 
 
@@ -481,11 +555,10 @@ def play(
         parsed_log(game_id, events),
         context,
     )
-    turn = dict(out["turn"])
-    record = {"game_id": game_id, **turn.pop("prompt_record")}
-    own_events: list[JSON] = turn.pop("events")
+    finished: FinishedTurn = out["turn"]
+    record: PromptRecord = {"game_id": game_id, **finished["prompt_record"]}
     get_stream_writer()({"prompt": record})
-    return cast(Turn, turn), own_events, record  # finish_turn's fields, less the two popped
+    return turn_of(finished), finished["events"], record
 
 
 def _play_task(
@@ -493,9 +566,9 @@ def _play_task(
     game_id: str,
     events: list[JSON],
     request: TurnRequest,
-    base: JSON | None,
+    base: PromptRecord | None,
     context: GameContext | None = None,
-) -> Played:
+) -> tuple[Turn, list[JSON], JSON]:
     """One player's turn of a simultaneous step, as a task: its result is checkpointed on its own,
     so a step resumed after a failure replays the turns that finished instead of asking again.
     A task's arguments are never checkpointed (the log is not copied into any checkpoint); its
@@ -513,17 +586,17 @@ def play_all(
     game_id: str,
     events: list[JSON],
     requests: Sequence[TurnRequest],
-    base: JSON | None,
+    base: PromptRecord | None,
     context: GameContext | None = None,
 ) -> list[Played]:
     """Every request's turn, played at once (one task each), in the order of ``requests``;
     ``base`` is the game's last whole prompt record before the step."""
     futures = [play_task(graph, game_id, events, r, base, context) for r in requests]
-    played: list[Played] = []
+    played: list[tuple[Turn, list[JSON], JSON]] = []
     paused: list[Interrupt] = []
     for future in futures:  # every turn is waited for, so all people of the step pause together
         try:
-            played.append(cast(Played, future.result()))
+            played.append(future.result())
         except GraphInterrupt as stop:
             paused.extend(stop.args[0] if stop.args else ())
     if paused:

@@ -19,8 +19,9 @@ from langgraph.runtime import Runtime
 
 from mafia.game.protocol import StepSpec, apply_turns, merged, opening
 from mafia.game.reading import readable
-from mafia.game.state import JSON, GameState, GameUpdate
+from mafia.game.state import GameState, GameUpdate
 from mafia.nodes.player import PLAYER_GRAPH, play, play_all
+from mafia.records.call_records import PromptRecord
 from mafia.records.prompt_pack import last_record, pack_all
 from mafia.run.record import run_of
 from mafia.run.runtime import GameContext
@@ -28,7 +29,7 @@ from mafia.run.runtime import GameContext
 Node = Callable[[GameState, Runtime[GameContext]], GameUpdate]
 
 
-def _base(state: GameState) -> JSON | None:
+def _base(state: GameState) -> PromptRecord | None:
     """The game's last whole prompt record before this step (what the step's records pack against)."""
     return last_record(state["game_id"], state["prompts"])
 

@@ -29,6 +29,7 @@ from mafia.graph import build_graph
 from mafia.models.billing import GameCache
 from mafia.nodes.common import forget_game
 from mafia.play.checkpoint_serde import CompressedSerializer
+from mafia.records.call_records import PromptRecord
 from mafia.records.prompt_pack import unpack_all
 from mafia.run.record import context_from_record, describe_context, policy_from_record, run_of
 from mafia.run.runtime import GameContext, ModelLike
@@ -109,7 +110,7 @@ class RunLog:
         self.on_resumed = on_resumed
         self.events_seen = 0
         self.prompts_seen = 0
-        self.last_prompt: JSON | None = None  # the state stores records packed against the one before
+        self.last_prompt: PromptRecord | None = None  # the state stores records packed against the one before
         self.cache = GameCache()  # bills each record's calls in written order
         self._files: dict[str, LogFile] = {}
         if folder is not None:
@@ -134,13 +135,13 @@ class RunLog:
             self.on_resumed()
             self.on_resumed = None
 
-    def prompt(self, record: JSON) -> None:
+    def prompt(self, record: PromptRecord) -> None:
         """Every prompt record of the game passes here once, in its final order (a resumed run
         passes the checkpointed ones again, which rebuilds the cache's view of earlier calls)."""
-        record = self.cache.bill(record)
-        self._write("prompts", record)
+        billed = self.cache.bill(record)
+        self._write("prompts", billed)
         if self.on_prompt is not None:
-            self.on_prompt(record)
+            self.on_prompt(billed)
 
     def _write(self, name: str, data: JSON) -> None:
         file = self._files.get(name)

@@ -11,9 +11,10 @@ get whole records (``unpack``), byte-identical to what was rendered.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from mafia.game.state import JSON
+from mafia.records.call_records import PromptRecord
 from mafia.records.prefix_cache import PrefixCache
 
 TEXTS = ("system", "user")
@@ -42,14 +43,15 @@ def pack(record: Mapping[str, Any], previous: Mapping[str, Any] | None) -> JSON:
     return packed
 
 
-def unpack(packed: JSON, previous: JSON | None) -> JSON:
-    """The whole record of ``packed``, given the whole record before it."""
+def unpack(packed: JSON, previous: Mapping[str, Any] | None) -> PromptRecord:
+    """The whole record of ``packed``, given the whole record before it: the prompt record it was
+    packed from, texts and all."""
     record = dict(packed)
     for key in TEXTS:
         shared = record.pop(f"{key}_shared")
         base = previous[key] if previous is not None else ""
         record[key] = base[:shared] + packed[key]
-    return record
+    return cast(PromptRecord, record)
 
 
 def pack_all(records: Sequence[Mapping[str, Any]], previous: Mapping[str, Any] | None) -> list[JSON]:
@@ -61,25 +63,26 @@ def pack_all(records: Sequence[Mapping[str, Any]], previous: Mapping[str, Any] |
     return packed
 
 
-def unpack_all(packed: Sequence[JSON], previous: JSON | None = None) -> list[JSON]:
+def unpack_all(packed: Sequence[JSON], previous: Mapping[str, Any] | None = None) -> list[PromptRecord]:
     """Whole records of packed ones (from the first record of a game, or after ``previous``)."""
-    records: list[JSON] = []
+    records: list[PromptRecord] = []
     for item in packed:
-        previous = unpack(item, previous)
-        records.append(previous)
+        record = unpack(item, previous)
+        records.append(record)
+        previous = record
     return records
 
 
-def _last_of(previous: JSON | None, packed: Sequence[JSON]) -> JSON | None:
+def _last_of(previous: PromptRecord | None, packed: Sequence[JSON]) -> PromptRecord | None:
     for item in packed:
         previous = unpack(item, previous)
     return previous
 
 
-_last: PrefixCache[JSON, JSON | None] = PrefixCache(32, _last_of)
+_last: PrefixCache[JSON, PromptRecord | None] = PrefixCache(32, _last_of)
 
 
-def last_record(game_id: str, packed: Sequence[JSON]) -> JSON | None:
+def last_record(game_id: str, packed: Sequence[JSON]) -> PromptRecord | None:
     """The whole last record of a game's stored records, unpacking only what is new since the last
     call for this game."""
     return _last.get(game_id, packed)

@@ -21,12 +21,12 @@ from langchain_core.language_models import BaseChatModel
 from mafia.context.policy import UNRECORDED_POLICY, ContextPolicy
 from mafia.game.actions import TextLimits
 from mafia.game.events import RunChanged, dump_event
+from mafia.game.state import JSON
 from mafia.models.factory import parse_house_seed, settings_for
 from mafia.models.settings import ModelSettings
 from mafia.run.runtime import GameContext
 from mafia.turn.people import HUMAN, is_human
 
-JSON = dict[str, Any]
 Recorded = str | JSON
 
 

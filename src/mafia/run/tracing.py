@@ -41,6 +41,7 @@ from mafia.models.settings import ModelSettings
 from mafia.records.call_kinds import RECALL_KIND
 from mafia.run.runtime import GameContext, ModelLike, game_context
 from mafia.run.settings import config_from_input, game_id_for
+from mafia.turn.state import FinishedTurn
 
 logger = logging.getLogger(__name__)
 
@@ -278,7 +279,8 @@ def traced_turn(
         run.end(error=f"{type(exc).__name__}: {exc}")
         run.post()
         raise
-    record = out["turn"]["prompt_record"]
+    finished: FinishedTurn = out["turn"]
+    record = finished["prompt_record"]
     run.inputs = {
         "messages": [
             {"role": "system", "content": record["system"]},
@@ -286,9 +288,9 @@ def traced_turn(
         ],
         "options": request["options"],
     }
-    run.end(outputs=_turn_outputs(out["turn"]))
+    run.end(outputs=_turn_outputs(finished))
     run.post()
-    _recall_runs(run, names["run_name"], record.get("attempts", []))
+    _recall_runs(run, names["run_name"], record["attempts"])
     return out
 
 
@@ -331,18 +333,18 @@ def traced_summary(day: int, model: str, messages: Sequence[BaseMessage], record
     run.post()
 
 
-def _turn_outputs(turn: Mapping[str, Any]) -> JSON:
+def _turn_outputs(turn: FinishedTurn) -> JSON:
     """What the turn came to: the choice and words, the reasoning, and every attempt's answer."""
     record = turn["prompt_record"]
     return {
-        "choice": turn.get("choice"),
-        "text": turn.get("text"),
-        "claim": turn.get("claim"),
-        "reasoning": turn.get("reasoning"),
-        "fallback": record.get("fallback_kind") if record.get("fallback") else None,
-        "attempts": record.get("attempts", []),
-        "prompt_tokens": record.get("total_tokens"),
-        "trimmed": record.get("trimmed", []),
+        "choice": turn["choice"],
+        "text": turn["text"],
+        "claim": turn["claim"],
+        "reasoning": turn["reasoning"],
+        "fallback": record["fallback_kind"] if record["fallback"] else None,
+        "attempts": record["attempts"],
+        "prompt_tokens": record["total_tokens"],
+        "trimmed": record["trimmed"],
     }
 
 

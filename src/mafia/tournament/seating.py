@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mafia.game.rules import Role, Seat
+from mafia.game.rules import Seat, on_mafia
 
 
 def seating(seats: Sequence[Seat], models: int, turn: int) -> tuple[int, ...]:
     """The model (an index below ``models``) of each seat, in seat order, in the deal's ``turn``-th
     game: model ``turn`` holds the Mafia seats; the other seats, in seat order, are cut into
     ``models - 1`` blocks of nearly equal size (the larger first) for the models after it."""
-    town = [s.seat for s in seats if s.role is not Role.MAFIA]
+    town = [s.seat for s in seats if not on_mafia(s.role)]
     if not 2 <= models <= len(town) + 1:
         raise ValueError(f"models must be 2 to {len(town) + 1} at this table, got {models}")
     mafia_model = turn % models

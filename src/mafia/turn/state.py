@@ -9,7 +9,7 @@ from typing import Any, NotRequired
 from typing_extensions import TypedDict
 
 from mafia.context.recall import RECALL_KIND
-from mafia.game.state import JSON, TurnRequest
+from mafia.game.state import JSON, Turn, TurnRequest
 from mafia.models.billing import turn_tokens
 from mafia.records.call_records import Attempt, Prompt, PromptRecord
 
@@ -23,10 +23,32 @@ class PlayerTurnInput(TypedDict):
     request: TurnRequest
 
 
+class FinishedTurn(Turn):
+    """A turn as the player subgraph finishes it: what the appliers read, the player's own events
+    (thought, cuts, fallback), which go straight to the log, and the turn's prompt record."""
+
+    events: list[JSON]
+    prompt_record: PromptRecord
+
+
+def turn_of(finished: FinishedTurn) -> Turn:
+    """The part of a finished turn the appliers read (its choice, words and reasoning)."""
+    return {
+        "id": finished["id"],
+        "order": finished["order"],
+        "player": finished["player"],
+        "action": finished["action"],
+        "choice": finished["choice"],
+        "text": finished["text"],
+        "claim": finished["claim"],
+        "reasoning": finished["reasoning"],
+    }
+
+
 class PlayerTurnOutput(TypedDict):
     """The player subgraph's output: one finished turn, applied by the node that asked for it."""
 
-    turn: JSON
+    turn: FinishedTurn
 
 
 class PlayerTurnState(PlayerTurnInput, PlayerTurnOutput):

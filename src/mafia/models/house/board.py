@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from mafia.game.rules import ROLES, SKIP, Role
+from mafia.game.rules import ROLES, SKIP, Role, on_mafia
 from mafia.models.house.prompt_reading import PromptView, SaidLine
 from mafia.models.house.text_reading import TextReading
 
@@ -115,7 +115,7 @@ def assess(view: PromptView, *, private: bool = True) -> Board:
         if me and me not in living:
             living.append(me)
     others = [p for p in living if p != me]
-    partners = set(view.partners) if private and view.role == Role.MAFIA else set()
+    partners = set(view.partners) if private and on_mafia(view.role) else set()
     today = view.today
     board = Board(
         me=me,
@@ -185,7 +185,7 @@ def _trust(board: Board, private: bool) -> None:
     if private and role == Role.DETECTIVE:
         board.liars.update(claimants)
         return
-    if private and role == Role.MAFIA:
+    if private and on_mafia(role):
         # Mafia know which claims are fake (their partners'); the others are taken as real.
         for c in claimants:
             if c not in board.partners:
@@ -321,7 +321,7 @@ def _digest_readings(view: PromptView) -> list[tuple[SaidLine, TextReading]]:
 def _speeches(board: Board, view: PromptView, private: bool) -> None:
     """Score each speaker by whom its lines point at and defend, and count the bandwagon: today's
     nominations, repeated nominations, and the digest's nominations and accusations."""
-    town_me = private and board.role != Role.MAFIA
+    town_me = private and not on_mafia(board.role)
     nominators: dict[str, list[str]] = {}
     for said, reading in board.readings:
         today = board.is_today(said.day)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mafia.game.rules import SKIP, Role
+from mafia.game.rules import SKIP, Role, on_mafia
 from mafia.models.house.phrasing import compose, line
 from mafia.models.house.tactics import (
     FOLLOW_NOMINATE,
@@ -42,14 +42,14 @@ from mafia.models.house.tactics import (
 def speak(ctx: Ctx) -> Decision:
     b, rng = ctx.board, ctx.rng
     cands = [c for c in names_only(listed_options(ctx)) if c != b.me]
-    if b.role == Role.MAFIA:
+    if on_mafia(b.role):
         cands = [c for c in cands if c not in b.partners]
     if ctx.sloppy():
         pick = rng.choice([*cands, None]) if cands else None
         core = [line(rng, "gut", t=pick)] if pick else [line(rng, "no_read")]
         speech = compose(rng, ctx.style, core, living=len(b.living))
         return decision_with({"text": speech, "choice": pick}, "Play it by ear.", "A quick, loose read.")
-    said = _speak_mafia(ctx, cands) if b.role == Role.MAFIA else _speak_town(ctx, cands)
+    said = _speak_mafia(ctx, cands) if on_mafia(b.role) else _speak_town(ctx, cands)
     speech = compose(rng, ctx.style, said.core, living=len(b.living))
     return decision_with({"text": speech, "choice": said.nomination}, said.strategy, said.reasoning)
 
@@ -183,6 +183,9 @@ def _speak_mafia(ctx: Ctx, cands: list[str]) -> _Speech:
     partner_claims = [p for p in b.detective_claims if p in b.partners]
     if b.pressure:
         said.core.append(line(rng, "deny"))
+        if b.role == Role.GODFATHER:  # a check shows me as Town: invite one
+            said.core.append(line(rng, "godfather_dare"))
+            said.strategy = "Dare the Detective to check me: a check shows me as Town and clears me."
     if b.i_claimed_detective:
         _keep_fake_claim(ctx, cands, said)
     elif threats:
@@ -274,12 +277,12 @@ def vote(ctx: Ctx) -> Decision:
     listed_skip = skip_option(options)
     can_skip = listed_skip is not None
     skip = listed_skip or SKIP
-    if b.role == Role.MAFIA:
+    if on_mafia(b.role):
         names = [n for n in names if n not in b.partners]
     if ctx.sloppy():
         choice = rng.choice([*names, skip] if can_skip else names or options or [skip])
         return decision_with({"choice": choice}, "Go with the flow.", "A loose call.")
-    if b.role == Role.MAFIA:
+    if on_mafia(b.role):
         table, danger = ctx.table, danger_scores(ctx)
         top = best(rng, names, lambda p: table.total(p, FOLLOW_VOTE) + 0.3 * danger.get(p, 0.0))
         choice = top if top is not None else skip
@@ -317,13 +320,13 @@ def defense(ctx: Ctx) -> Decision:
         strategy = "Reveal my findings: they are my best defense."
     elif b.role == Role.DOCTOR and rng.random() < 0.5 + 0.4 * aggr:
         core.append(line(rng, "doctor_claim"))
-    elif b.role == Role.MAFIA:
+    elif on_mafia(b.role):
         threats = exposing_claimants(ctx)
         partner_claims = [p for p in b.detective_claims if p in b.partners]
         if threats and not partner_claims and rng.random() < 0.25 + 0.5 * aggr:
             c = threats[0]
             core += [line(rng, "detective_intro"), line(rng, "finding", t=c, r="Mafia")]
-    if b.role == Role.MAFIA:
+    if on_mafia(b.role):
         table, danger = ctx.table, danger_scores(ctx)
         tied = set(ctx.view.tied) or {p for p, n in b.nominations_today.items() if n > 0}
         target = best(
@@ -352,7 +355,7 @@ def last_words(ctx: Ctx) -> Decision:
             core += detective_report(ctx)[1:]
         strategy = "The game is over; say goodbye."
         reasoning = "My elimination ends the game."
-    elif b.role == Role.MAFIA:
+    elif on_mafia(b.role):
         table = ctx.table
         trusted = [c for c in b.detective_claims if c in cands]
         target = trusted[0] if trusted else best(rng, cands, lambda p: -table.total(p, FOLLOW_READ))

@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 
 from mafia.game.actions import ActionKind
-from mafia.game.rules import ROLES, Role
+from mafia.game.rules import ROLES, Role, on_mafia
 from mafia.models.house import day_tactics as day
 from mafia.models.house import night_tactics as night
 from mafia.models.house.board import assess
@@ -53,7 +53,7 @@ def _infer_action(view: PromptView, props: frozenset[str]) -> str:
     last words when the prompt says the game is over, otherwise a speech (or a ballot when the
     schema has no text field)."""
     if view.phase == "Night":
-        if view.role == Role.MAFIA:
+        if on_mafia(view.role):
             return ActionKind.MAFIA_ROUND2.value
         own = {role.value: spec.night_action for role, spec in ROLES.items() if spec.night_action}
         return own[view.role].value if view.role in own else ActionKind.SPEAK.value

@@ -174,6 +174,10 @@ LINES: dict[str, tuple[str, ...]] = {
         "I am the Bodyguard; I stand between the Mafia and the town every night.",
         "I am the Bodyguard, and I have been guarding this town's best voices.",
     ),
+    "godfather_dare": (
+        "I am Town, and any Detective is welcome to check me tonight.",
+        "Check me if you doubt me: I am Town, and a check will show it.",
+    ),
     "attack_claim": (
         "{c} is lying about being the Detective.",
         "I do not buy the claim by {c}, and a fake Detective is exactly what Mafia would try.",
@@ -223,6 +227,7 @@ _CLAIMING = {
     "bodyguard_claim": Role.BODYGUARD,
     "last_bodyguard": Role.BODYGUARD,
     "last_town": Role.TOWN,
+    "godfather_dare": Role.TOWN,
 }
 _TOWN_CLAIMS = ("I am Town", "I was Town")
 
