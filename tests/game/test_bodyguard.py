@@ -130,16 +130,23 @@ NIGHT_SENTENCES = {
     Role.BODYGUARD: "The Bodyguard guards one other player and dies in their place if the Mafia attack them.",
 }
 BOTH = "If the Doctor protects the guarded player or the Bodyguard, no one dies."
+GODFATHER = "The Godfather is one of the Mafia, but a Detective's check shows them as Not Mafia."
 
 
 def allowed_tables() -> list[RoleCounts]:
-    """Every role mix the settings accept at 5 to 8 seats: each power role on or off, one to three
-    Mafia, Town filling the rest (none included)."""
+    """Every role mix the settings accept at 5 to 8 seats: each power role and the Godfather on or
+    off, one to three Mafia, Town filling the rest (none included)."""
     tables: set[RoleCounts] = set()
     for players in range(5, 9):
         for mafia in (1, 2, 3):
-            for detective, doctor, bodyguard in itertools.product((0, 1), repeat=3):
-                given = {"mafia": mafia, "detective": detective, "doctor": doctor, "bodyguard": bodyguard}
+            for detective, doctor, bodyguard, godfather in itertools.product((0, 1), repeat=4):
+                given = {
+                    "mafia": mafia,
+                    "detective": detective,
+                    "doctor": doctor,
+                    "bodyguard": bodyguard,
+                    "godfather": godfather,
+                }
                 try:
                     counts = parse_role_counts(given, players)
                     assign_roles(GameConfig(players=players, roles=counts))
@@ -161,21 +168,25 @@ def test_the_rules_read_right_for_every_role_mix_the_settings_allow() -> None:
     the Doctor's save only where a Doctor sits; no role dealt to no one is named outside the
     counts, and every sentence the rules hold about the Bodyguard agrees with ``resolve_night``."""
     tables = allowed_tables()
-    powers = {tuple(counts.of(r) > 0 for r in NIGHT_ROLES) for counts in tables}
-    assert len(powers) == 8 and any(counts.of(Role.TOWN) == 0 for counts in tables)
+    powers = {tuple(counts.of(r) > 0 for r in (*NIGHT_ROLES, Role.GODFATHER)) for counts in tables}
+    assert len(powers) == 16 and any(counts.of(Role.TOWN) == 0 for counts in tables)
     for counts in tables:
         held = [role for role in ROLES if counts.of(role)]
         text = rules_read(counts)
         night = [NIGHT_SENTENCES[r] for r in NIGHT_ROLES if r in held]
         if Role.DOCTOR in held and Role.BODYGUARD in held:
             night.append(BOTH)
+        if Role.GODFATHER in held:
+            night.append(GODFATHER)
         expected = " ".join(
             ['Night: the Mafia agree on a kill or "skip".', *night, "Only deaths are announced."]
         )
         assert expected in text.splitlines(), (counts, text)
         town = ", ".join(r.value for r in ROLES if ROLES[r].side == "town" and r in held)
         assert f"Town ({town}) wins" in text, (counts, text)
-        outside_counts = re.sub(r"Secret roles: [^;]*;", "", text)
+        # The counts name every role; the Godfather's rule tells what "a Detective's check" shows,
+        # true at a table without one too.
+        outside_counts = re.sub(r"Secret roles: [^;]*;", "", text).replace(GODFATHER, "")
         for role in ROLES:
             if role is not Role.TOWN and role not in held:
                 assert role.value not in outside_counts, (role, counts, text)
