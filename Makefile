@@ -53,10 +53,13 @@ $(SERVER_STAMP): pyproject.toml
 server-venv:
 	@$(MAKE) --no-print-directory $(SERVER_STAMP) || true
 
-# `make serve WORKERS_SERVE=4` with DATABASE_URI and REDIS_URI set: one server process.
+# `make serve`: one server process on 127.0.0.1:SERVE_PORT playing WORKERS_SERVE games at once
+# (`make serve SERVE_PORT=8123 WORKERS_SERVE=2`). With DATABASE_URI and REDIS_URI set it uses
+# them; else it starts its own PostgreSQL and Redis (files in runs/server/) and stops them with it.
 WORKERS_SERVE ?= 4
+SERVE_PORT ?= 2024
 serve: server-venv
-	$(SERVER_VENV)/bin/mafia serve --workers $(WORKERS_SERVE)
+	$(SERVER_VENV)/bin/mafia serve --workers $(WORKERS_SERVE) --port $(SERVE_PORT)
 
 # Bytecode is written as the tests go (whatever the machine's PYTHONDONTWRITEBYTECODE says): the
 # game processes the tests start then compile each module once, not at every start, and nothing

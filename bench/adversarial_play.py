@@ -7,9 +7,10 @@ text in notes; recall searches for other seats' canaries, private facts, forged 
 surrogates), and the summariser tries every trick of ``adversarial.TRICKS`` in turn. Prints
 (``name=value``): the games, the crashes (a game that raised), the leaks (a canary in a prompt or
 recall answer of a player not entitled to it, or a recalled line outside the player's own record:
-``tests/context/test_recall_audit.py``), the forged line starts in every prompt and recall answer (counted
-with ``str.splitlines``), the summaries refused and accepted, the re-asks for unencodable text and
-the fallbacks. ``--seeds N`` plays N games per size and policy (default 2).
+``tests/context/test_recall_audit.py``), the forged line starts in every prompt and recall answer
+(counted with ``str.splitlines``), the summaries refused and accepted and the summary items refused,
+the re-asks for unencodable text and the fallbacks. ``--seeds N`` plays N games per size and policy
+(default 2).
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from typing import Any
 
 from benchlib import QUICK_FLAG, QUICK_HELP
 from mafia.context.policy import policy_by_name
-from mafia.game.events import ColdSummary, Fallback, SummaryFallback, parse_event, roles_from_log
+from mafia.game.events import (
+    ColdSummary,
+    Fallback,
+    SummaryFallback,
+    SummaryItemsRefused,
+    parse_event,
+    roles_from_log,
+)
 from mafia.play.runner import run_game
 
 SIZES = (7, 12, 16)
@@ -69,6 +77,7 @@ def play(policy: str, players: int, seed: int, round_cap: int | None = None) -> 
         "forged_line_starts": sum(forged_line_starts(t) for t in texts),
         "summaries_refused": sum(1 for e in events if isinstance(e, SummaryFallback)),
         "summaries_accepted": sum(1 for e in events if isinstance(e, ColdSummary)),
+        "summary_items_refused": sum(len(e.refused) for e in events if isinstance(e, SummaryItemsRefused)),
         "invalid_text_reasks": sum(1 for a in attempts if a.get("kind") == "invalid_text"),
         "recall_calls": sum(1 for a in attempts if a.get("recall")),
         "fallbacks": sum(1 for e in events if isinstance(e, Fallback)),
@@ -97,7 +106,14 @@ def main(argv: Sequence[str] | None = None) -> None:
                     totals[key] = totals.get(key, 0) + value
     print(f"adversarial_games={games}")
     print(f"adversarial_seats={','.join(str(s) for s in sizes)}")
-    for key in ("crashes", "leaks", "forged_line_starts", "summaries_refused", "summaries_accepted"):
+    for key in (
+        "crashes",
+        "leaks",
+        "forged_line_starts",
+        "summaries_refused",
+        "summaries_accepted",
+        "summary_items_refused",
+    ):
         print(f"adversarial_{key}={totals.get(key, 0)}")
     for key in ("invalid_text_reasks", "recall_calls", "fallbacks", "prompts"):
         print(f"adversarial_{key}={totals.get(key, 0)}")

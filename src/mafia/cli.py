@@ -637,20 +637,40 @@ def serve(
     workers: Annotated[int, typer.Option(help="Games this process plays at once.")] = 4,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 2024,
+    data: Annotated[
+        Path,
+        typer.Option(
+            help="Folder of the PostgreSQL and Redis the server starts when given neither URI "
+            "(reused at the next start)."
+        ),
+    ] = Path("runs/server"),
     log_level: Annotated[
         str,
         typer.Option(help="What the server logs: debug, info (runs start, end), warning, error."),
     ] = "warning",
 ) -> None:
     """Serve the game graph on the LangGraph API server with Postgres and Redis (the server extra):
-    arenas and tournaments queue their games here (--server URL --queue). Start it again on the
-    same database and Redis (another port or machine) to add a process taking games from the same
-    queue; a process stopped or killed leaves its games to the others."""
-    from mafia.commands.serve import check_serve
+    arenas and tournaments queue their games here (--server URL --queue). Given neither URI, it
+    starts its own PostgreSQL and Redis (their files under --data) and stops them when it stops.
+    Start it again on the same database and Redis (another port or machine) to add a process
+    taking games from the same queue; a process stopped or killed leaves its games to the others."""
+    from mafia.commands.local_services import local_services
+    from mafia.commands.serve import check_reachable, check_serve
     from mafia.commands.serve import serve as run_server
 
-    database, redis = check_serve(database_uri, redis_uri, workers, log_level)
-    run_server(database, redis, workers, host, port, log_level)
+    given = check_serve(database_uri, redis_uri, workers, log_level)
+    if given is not None:
+        check_reachable(*given)
+        run_server(*given, workers, host, port, log_level)
+        return
+    with local_services(data) as local:
+        typer.echo(
+            f"PostgreSQL and Redis of this server in {data}/, stopped with it; another process joins "
+            f"with: mafia serve --database-uri {local.database_uri} --redis-uri {local.redis_uri} "
+            "--port OTHER",
+            err=True,
+        )
+        run_server(local.database_uri, local.redis_uri, workers, host, port, log_level)
 
 
 terminal_wrapped(app)  # every command is registered above

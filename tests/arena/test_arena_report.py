@@ -19,6 +19,7 @@ from mafia.arena.logs import ArenaError, load_arena, read_events, read_prompts
 from mafia.arena.metrics import summarize
 from mafia.arena.reads import grounding_slips
 from mafia.arena.report import write_report
+from mafia.arena.seat_play import METRICS, seat_tallies
 from mafia.models.house import HouseModel
 from mafia.play.runner import run_game
 
@@ -95,6 +96,22 @@ def test_the_summary_counts_finished_games_per_policy_and_model(arena: Path, sum
     )
 
 
+def test_judged_play_per_policy_and_model_adds_up_its_games_seats(arena: Path, summary: JSON) -> None:
+    """An arena's judged figures over all seats are the ratio of its games' summed seat tallies."""
+    folders = [arena / "games" / "seed-window" / "house" / f"seed-{s}" for s in SEEDS]
+    tallies = [
+        seat_tallies(read_events(f / "events.jsonl"), read_prompts(f / "prompts.jsonl")) for f in folders
+    ]
+    group = summary["groups"]["seed-window"]["house"]["judged"]
+    for key in ("brier", "influence", "survival"):
+        num = sum(t[key][0] for game in tallies for t in game.values() if key in t)
+        den = sum(t[key][1] for game in tallies for t in game.values() if key in t)
+        figure = group[key]["all"]
+        assert figure["n"] == den and figure["value"] == pytest.approx(num / den)
+        assert figure["low"] <= figure["value"] <= figure["high"]
+    assert group["fake_claims_believed"]["Town"] is None  # a Mafia-side metric has no Town seat
+
+
 def test_games_of_the_engine_keep_every_fact_and_place_every_turn(summary: JSON) -> None:
     for policy in ("full-history", "seed-window"):
         facts = summary["groups"][policy]["house"]["fact_presence"]
@@ -158,6 +175,9 @@ def test_the_report_has_its_plots_and_prints_the_verdict(arena: Path, tmp_path: 
     assert any(line.startswith("Judge: forgetful / house: FAIL") for line in printed)
     assert "## Fact presence by age" in text and "| forgetful / house |" in text
     assert "games/seed-window/house/seed-9" in text
+    judged = text.split("## How they play", 1)[1]
+    for metric in METRICS:  # a row and a one-line definition of every judged metric
+        assert f"| {metric.title} |" in judged and f"- {metric.title}: {metric.definition}" in judged
     (tmp_path / "file").write_text("kept", encoding="utf-8")
     with pytest.raises(ArenaError, match="the report cannot be written there"):
         write_report(arena, tmp_path / "file" / "out", echo=printed.append)

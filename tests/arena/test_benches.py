@@ -43,7 +43,10 @@ def figures(stdout: str) -> dict[str, str]:
 
 
 # Figures a bench's quick mode must print with these values, and figures that must be above zero.
-EXACT = {"tournament.py": {"games": "6", "concurrency": "8"}}
+EXACT = {
+    "tournament.py": {"games": "6", "concurrency": "8"},
+    "judged_play.py": {"games": "4", "design": "teams"},
+}
 POSITIVE = {"tournament.py": ("games_per_minute", "peak_rss_mb")}
 
 

@@ -18,7 +18,7 @@ from mafia.arena import run_arena
 from mafia.arena.spec import ArenaError, Contestant, label_for
 from mafia.cli import app
 from mafia.context.policy import DEFAULT_POLICY, policy_by_name
-from mafia.game.rules import Role, Seat
+from mafia.game.rules import Role, Seat, on_mafia
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.house import HouseModel
 from mafia.tournament import run_tournament
@@ -177,7 +177,11 @@ def test_ratings_recomputed_from_the_logs_equal_the_reports(tmp_path: Path) -> N
     page = (report / "report.md").read_text()
     best = max(recomputed["overall"], key=lambda m: recomputed["overall"][m]["mu"])
     r = recomputed["overall"][best]
-    assert f"| 1 | {best} | {r['mu']:.1f} [{r['low']:.1f}, {r['high']:.1f}] |" in page
+    ranks = shown["outcomes"][best]["ranks"]
+    shown_range = (
+        str(ranks["best"]) if ranks["best"] == ranks["worst"] else f"{ranks['best']}–{ranks['worst']}"
+    )
+    assert f"| {shown_range} | {best} | {r['mu']:.1f} [{r['low']:.1f}, {r['high']:.1f}] |" in page
     for heading in ("Leaderboard", "Ratings by role", "Win rates by role", "Head to head", "Cost per game"):
         assert f"## {heading}" in page
     wins = Counter(t.winner for t in tables)
@@ -254,6 +258,26 @@ def test_house_variants_are_model_specs_of_graded_skill() -> None:
         ),
         (["--model", "house", "--model", "random-legal", "--server", "nope"], "--server 'nope'"),
         (["--model", "house", "--model", "house:x"], "house seed must be an integer"),
+        (
+            ["--model", "house", "--model", "random-legal", "--design", "duel"],
+            "--design duel: use one of mixed, teams",
+        ),
+        (
+            [
+                "--model",
+                "house",
+                "--model",
+                "random-legal",
+                "--model",
+                "house-sloppy",
+                "--design",
+                "teams",
+                "--games",
+                "9",
+            ],
+            "--games 9: each deal is played once per ordered pair of models (each pair both ways round), "
+            "so give a multiple of 6",
+        ),
     ],
 )
 def test_a_bad_tournament_is_one_line_and_exit_code_2(tmp_path: Path, args: list[str], message: str) -> None:
@@ -300,7 +324,7 @@ def test_a_report_of_a_damaged_or_foreign_folder_is_one_line(tmp_path: Path) -> 
 
 @given(
     roles=st.lists(st.sampled_from(list(Role)), min_size=5, max_size=16).filter(
-        lambda r: 1 <= r.count(Role.MAFIA) < len(r) - r.count(Role.MAFIA)
+        lambda r: 1 <= sum(map(on_mafia, r)) < len(r) - sum(map(on_mafia, r))
     ),
     data=st.data(),
 )
@@ -309,11 +333,11 @@ def test_any_deal_seats_one_mafia_model_and_rotates_every_seat_through_every_mod
     roles: list[Role], data: st.DataObject
 ) -> None:
     deal = tuple(Seat(n, f"Player {n}", role) for n, role in enumerate(roles, start=1))
-    town = sum(1 for r in roles if r is not Role.MAFIA)
+    town = sum(1 for r in roles if not on_mafia(r))
     models = data.draw(st.integers(min_value=2, max_value=town + 1))
     games = [seating(deal, models, turn) for turn in range(models)]
     for turn, game in enumerate(games):
-        assert {m for m, s in zip(game, deal, strict=True) if s.role is Role.MAFIA} == {turn}
+        assert {m for m, s in zip(game, deal, strict=True) if on_mafia(s.role)} == {turn}
         assert set(game) == set(range(models))  # every model sits at every table
     for seat in range(len(deal)):
         assert sorted(game[seat] for game in games) == list(range(models))
@@ -325,7 +349,7 @@ def test_summaries_and_recall_searches_are_counted_apart_in_a_tournament(tmp_pat
     summary = run_tournament(
         games=2,
         models=["house", "random-legal"],
-        players=7,
+        players=9,  # games long enough to be summarised
         policy="rolling-summary",
         out=tmp_path,
         tournament_id="s",

@@ -153,3 +153,16 @@ def test_night_death_line_reads_a_quiet_night() -> None:
     killed = anchors.NIGHT_DEATH_LINE.match(anchors.format_night_death(2, "Player 3"))
     assert quiet is not None and quiet["victim"] is None
     assert killed is not None and killed["victim"] == "Player 3"
+
+
+def test_the_summary_answer_is_strict_mode_safe() -> None:
+    """The summariser's items: every object closed, every field required, no maps, no defaults."""
+    from mafia.context.summary_items import PatternItem, SpeechItem, SummaryAnswer
+
+    for cls in (SummaryAnswer, SpeechItem, PatternItem):
+        for name, info in cls.model_fields.items():
+            assert not annotation_has_dict(info.annotation), name
+            assert info.is_required(), name
+    for node in objects(SummaryAnswer.model_json_schema()):
+        assert node.get("additionalProperties") is False and "properties" in node
+        assert sorted(node["required"]) == sorted(node["properties"])

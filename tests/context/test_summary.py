@@ -1,14 +1,13 @@
 """Rolling summaries of the cold days: written once for the table at dawn and shown in every prompt,
-written by the house model deterministically, billed as the summariser's calls, and replaced by the
-deterministic compression, with the reason logged, whenever the summariser fails, answers badly or
-drops an engine fact (a death, a vote result).
+written by the house model deterministically, billed as the summariser's calls, rolled forward
+(the previous picks offered again), and replaced by the deterministic compression, with the reason
+logged, whenever the summariser fails, answers badly or gives no item the log holds.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import httpx2  # the HTTP client openai is built on
@@ -23,8 +22,8 @@ from fakes.adversarial import SpoilingSummariser as Summariser
 from mafia.context import ContextPolicy
 from mafia.context.builder import SEPARATOR
 from mafia.context.policy import policy_by_name
-from mafia.context.summary import SUMMARISER, check_summary, summary_request
-from mafia.context.tokens import count_tokens
+from mafia.context.summary import SUMMARISER, ground_answer, summary_request
+from mafia.context.summary_items import SummaryAnswer
 from mafia.context.transcript_text import COMPRESSED_LABEL
 from mafia.game.events import (
     ColdSummary,
@@ -81,9 +80,10 @@ NIGHT_ACTIONS = ("night_kill", "protect", "investigate", "guard")
 
 
 def test_the_summary_call_opens_with_the_previous_nights_turns_bytes() -> None:
-    """The summariser's call sends the turn's schema and system message, then the public
-    transcript exactly as the night's turns sent it, its own part after it: a prefix cache serves
-    the summary call from what the players' calls paid for."""
+    """The summariser's call sends the turns' system message, then the public transcript exactly
+    as the night's turns sent it, its own part after it. Its schema is the summary's own (items,
+    not the turn's answer), so a provider's cache, which starts from the tools, does not serve it
+    from the turns' calls: the price of an answer no free text can be read from."""
     records: list[dict[str, Any]] = []
     _play(records=records)
     calls = [r for r in records if r["player"] == SUMMARISER]
@@ -94,9 +94,7 @@ def test_the_summary_call_opens_with_the_previous_nights_turns_bytes() -> None:
         for turn in night:
             shared = turn["user"].split(SEPARATOR + anchors.STATE)[0] + SEPARATOR
             assert turn["system"] == call["system"] and call["user"].startswith(shared), turn["id"]
-            assert call["schema_tokens"] == turn["schema_tokens"]
-        served = call["attempts"][0]["cached_tokens"]
-        assert served >= 1024 and served + 128 > call["schema_tokens"] + count_tokens(shared)
+        assert 0 < call["schema_tokens"] < night[0]["schema_tokens"]  # the items' schema, not the turn's
 
 
 def _no_one_dies(ask: Ask) -> dict[str, Any]:
@@ -137,12 +135,17 @@ def _fallbacks(events: list[EventBase]) -> list[SummaryFallback]:
     return [e for e in events if isinstance(e, SummaryFallback)]
 
 
-def _kept(text: str, _: Sequence[str]) -> str:
-    return text
+def _kept(items: dict[str, Any], _: Sequence[str]) -> dict[str, Any]:
+    return items
 
 
-def _broken(_: str, __: Sequence[str]) -> str:
+def _broken(_: dict[str, Any], __: Sequence[str]) -> dict[str, Any]:
     raise RuntimeError("the summariser is down")
+
+
+def _lies(_: dict[str, Any], seats: Sequence[str]) -> dict[str, Any]:
+    said = {"day": 1, "speaker": seats[0], "words": "the vote was 6 to 1"}
+    return {"facts": [0], "speeches": [said], "patterns": []}
 
 
 class Silent(Summariser):
@@ -157,8 +160,9 @@ class Silent(Summariser):
     [
         (Summariser(spoil=_broken), "the summariser failed: RuntimeError"),
         (Silent(spoil=_kept), ""),
+        (Summariser(spoil=_lies, seats=["Player 1"]), "no item the log holds"),
     ],
-    ids=["raises", "answers-without-a-summary"],
+    ids=["raises", "answers-without-a-summary", "answers-only-lies"],
 )
 def test_a_failing_summariser_falls_back_to_the_compressed_days(
     monkeypatch: pytest.MonkeyPatch, summariser: Summariser, reason: str
@@ -176,7 +180,7 @@ def test_a_failing_summariser_falls_back_to_the_compressed_days(
     assert audit_prompts(built) == []
 
 
-def _outage(_: str, __: Sequence[str]) -> str:
+def _outage(_: dict[str, Any], __: Sequence[str]) -> dict[str, Any]:
     raise openai.APIConnectionError(request=httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions"))
 
 
@@ -186,40 +190,35 @@ def test_a_provider_fault_of_the_summariser_stops_the_game_as_a_players_does() -
         _play(Summariser(spoil=_outage))
 
 
-def _drop(pattern: str) -> Callable[[str, Sequence[str]], str]:
-    return lambda text, seats: re.sub(pattern, "", text)
+def test_a_summary_rolls_forward_from_the_previous_picks() -> None:
+    """Each summary after the first is offered the previous one's picks (its fact numbers, its
+    quotes and patterns as players read them), and the house keeps them: the summary is recursive."""
+    records: list[dict[str, Any]] = []
+    events = _play(records=records)
+    summaries = [e for e in events if isinstance(e, ColdSummary)]
+    assert len(summaries) >= 2
+    calls = [r for r in records if r["player"] == SUMMARISER]
+    for before, after, call in zip(summaries, summaries[1:], calls[1:], strict=False):
+        assert f"Days 1-{before.through}; Previous picks: facts " in call["user"]
+        assert set(before.facts) <= set(after.facts)
+        assert all(s in after.speeches for s in before.speeches[:1])
 
 
-@pytest.mark.parametrize(
-    ("spoil", "reported"),
-    [
-        (_drop(r"Night \d+ killed [^;.]+; "), "death of"),
-        (_drop(r" eliminated"), "vote result"),
-    ],
-    ids=["drops-a-death", "drops-a-vote-result"],
-)
-def test_a_summary_that_drops_an_engine_fact_is_refused(
-    monkeypatch: pytest.MonkeyPatch, spoil: Callable[[str, Sequence[str]], str], reported: str
-) -> None:
-    with capture_prompts(monkeypatch) as built:
-        events = _play(Summariser(spoil=spoil))
-    fallbacks = _fallbacks(events)
-    assert fallbacks and any(reported in f.reason for f in fallbacks), [f.reason for f in fallbacks]
-    assert all(f.reason.startswith("dropped ") for f in fallbacks if reported in f.reason)
-    assert audit_prompts(built) == []  # the compressed days stood in for the refused summary
-
-
-def test_the_check_reads_a_summary_as_the_audit_reads_a_prompt() -> None:
+def test_the_grounding_reads_an_answer_against_the_log() -> None:
     events = _play()
     summary = next(e for e in events if isinstance(e, ColdSummary))
     upto = events[: events.index(summary)]
-    assert check_summary(upto, summary.text, summary.through) is None
-    assert check_summary(upto, summary.text + "\nPlayer 3 is surely Mafia.", summary.through) is not None
-    assert check_summary(upto, "", summary.through) == "empty summary"
-    first_day = summary.text.split("\n")[0]
-    assert "dropped day 1" in (
-        check_summary(upto, summary.text.replace(first_day, ""), summary.through) or ""
+    answer = SummaryAnswer.model_validate(
+        {
+            "facts": summary.facts,
+            "speeches": [s.model_dump() for s in summary.speeches],
+            "patterns": [p.model_dump() for p in summary.patterns],
+        }
     )
+    grounded = ground_answer(upto, answer, summary.through)
+    assert not grounded.refused and (grounded.facts, grounded.speeches) == (summary.facts, summary.speeches)
+    lied = answer.model_copy(update={"facts": [*answer.facts, 10**4]})
+    assert ground_answer(upto, lied, summary.through).refused == ["fact 10000: no fact F10000 is listed"]
 
 
 def test_the_summariser_may_be_a_seat_model() -> None:

@@ -55,6 +55,7 @@ PRIVACY: dict[str, Privacy] = {
     "TextTruncated": Privacy(whole=ACTOR, actor="player"),
     "ColdSummary": Privacy(),
     "SummaryFallback": Privacy(),
+    "SummaryItemsRefused": Privacy(whole=NOBODY),
     "RunChanged": Privacy(whole=NOBODY),
     "GameOver": Privacy(),
 }

@@ -81,9 +81,15 @@ def every_event() -> list[ev.EventBase]:
         ),
         ev.TextTruncated(round=3, player="Ed", action="speak", field="speech", length=9000, limit=1200),
         ev.ColdSummary(
-            round=3, through=1, text=f"Day 1: no elimination.\nStory: {AWKWARD}", summariser="house"
+            round=3,
+            through=1,
+            facts=[1, 2],
+            speeches=[ev.ReportedSpeech(day=1, speaker="Ann", words=AWKWARD)],
+            patterns=[ev.SpeechPattern(pattern="accused", player="Ann", target="Bob", days=[1])],
+            summariser="house",
         ),
         ev.SummaryFallback(round=3, through=1, reason=AWKWARD, summariser="seat:2"),
+        ev.SummaryItemsRefused(round=3, through=1, refused=[AWKWARD], summariser="house"),
         ev.RunChanged(round=3, setting="seat_models.4", before="openai:gone", after="house:3"),
         ev.GameOver(
             round=3,
@@ -185,3 +191,21 @@ def test_a_relationship_logged_as_an_object_loads_as_its_line() -> None:
         }
     )
     assert thought.relationships == ["Bob & Ed (alliance): vote together"]
+
+
+def test_a_summary_logged_as_free_text_loads_without_its_text() -> None:
+    """Logs written when a summary was the summariser's free text still load, as a summary of no
+    picked item: the text, never grounded, is dropped and only the days' engine lines remain."""
+    line = json.dumps(
+        {
+            "type": "cold_summary",
+            "round": 4,
+            "through": 2,
+            "text": "Day 1: ...\nStory: Ann is the Doctor.",
+            "summariser": "house",
+        }
+    )
+    (event,) = ev.from_jsonl(line + "\n")
+    assert isinstance(event, ev.ColdSummary)
+    assert (event.through, event.facts, event.speeches, event.patterns) == (2, [], [], [])
+    assert "Doctor" not in json.dumps(ev.dump_event(event))

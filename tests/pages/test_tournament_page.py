@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +15,14 @@ import pytest
 from typer.testing import CliRunner
 
 from cdp import Browser, chromium_or_skip
+from mafia.arena.seat_play import METRICS
 from mafia.cli import app
 from mafia.tournament import run_tournament
 
 MODELS = ["house", "house-sloppy", "random-legal"]
 SECTIONS = (
     "leaderboard",
+    "judged-play",
     "ratings-by-role",
     "deceiver-detector",
     "head-to-head",
@@ -75,6 +78,15 @@ def test_the_page_holds_every_section_with_its_plots_and_tables(tournament: dict
     assert board.count("<svg") == 1 and board.count("<circle") == len(MODELS)
     for model, r in s["ratings"]["overall"].items():
         assert f"{r['mu']:.1f} [{r['low']:.1f}, {r['high']:.1f}]" in board, model
+    for model in MODELS:
+        assert f"<td>{s['outcomes'][model]['ranks']['best']}" in board  # a rank range, not a bare rank
+    judged = section(html, "judged-play")
+    for metric in METRICS:  # each metric defined in one line, with a row per model
+        assert escape(metric.definition) in judged, metric.key
+    assert judged.count("<svg") == 2  # Brier and rank AUC drawn with their intervals
+    assert judged.count("<table") == len(METRICS) + 2  # and the calibration by day, the separations
+    for warning in s["warnings"]:
+        assert escape(warning) in html
     assert section(html, "ratings-by-role").count("<svg") == 4  # Mafia, Detective, Doctor, Town
     chart = section(html, "deceiver-detector")
     assert chart.count("<svg") == 1 and "exiled by vote" in chart and "held the Mafia seats" in chart
@@ -160,7 +172,20 @@ def test_the_page_opens_in_chromium_without_a_request_and_links_its_replays(
     with Browser(chromium, tmp_path / "profile") as browser:
         browser.open(page.as_uri())
         assert browser.evaluate("document.title") == "Mafia tournament: tournament-p"
-        assert browser.evaluate("document.querySelectorAll('section svg').length") == 6
+        assert browser.evaluate("document.querySelectorAll('section svg').length") == 8
+        # The deceiver/detector chart (after its title): no name over another, no dot under another.
+        boxes = browser.evaluate(
+            "[...document.querySelectorAll('#deceiver-detector svg text[font-weight]')].slice(1)"
+            ".map(t => { const b = t.getBBox(); return [b.x, b.y, b.width, b.height]; })"
+        )
+        assert len(boxes) == len(MODELS)
+        for i, (x1, y1, w1, h1) in enumerate(boxes):
+            for x2, y2, w2, h2 in boxes[i + 1 :]:
+                assert x1 + w1 <= x2 or x2 + w2 <= x1 or y1 + h1 <= y2 or y2 + h2 <= y1, boxes
+        dots = browser.evaluate(
+            "[...document.querySelectorAll('#deceiver-detector svg circle')].map(c => c.cx.baseVal.value)"
+        )
+        assert len(set(dots)) == len(MODELS)
         assert browser.requests() == [page.as_uri()]
         first = browser.evaluate("document.querySelector('#games a').href")
         browser.open(first)

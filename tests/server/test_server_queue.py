@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 from langgraph_sdk import get_sync_client
+from typer.testing import CliRunner
 
 from arena_helpers import assert_same_logs, logs_of
 from mafia.arena import run_arena
-from mafia.arena.queued import QUEUE_FILE, cancel, collect
+from mafia.arena.queued import QUEUE_FILE, collect
+from mafia.cli import app
 from mafia.tournament import run_tournament
-from mafia.tournament.run import tournament_summary
 from server_cluster import Cluster, cluster, unavailable
 
 WHY = unavailable()
@@ -33,6 +34,7 @@ pytestmark = [
 
 ARENA: dict[str, Any] = {"players": 5, "policies": ["full-history", "seed-window"], "models": ["house:2"]}
 STARTED, SUCCEEDED = "Starting background run", "Background run succeeded"
+runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -100,9 +102,24 @@ def test_a_tournament_queued_on_the_server_logs_and_rates_as_the_local_tournamen
     servers: Cluster, tmp_path: Path
 ) -> None:
     ask: dict[str, Any] = {"games": 4, "players": 5, "models": ["house:1", "house:2"], "tournament_id": "cup"}
-    run_tournament(**ask, server=servers.processes[1].url, queue=True, out=tmp_path)
+    args = ["tournament", "--games", "4", "--players", "5", "--model", "house:1", "--model", "house:2"]
+    args += [
+        "--id",
+        "cup",
+        "--out",
+        str(tmp_path),
+        "--server",
+        servers.processes[1].url,
+        "--queue",
+        "--detach",
+    ]
+    queued_now = runner.invoke(app, args)
+    assert queued_now.exit_code == 0, queued_now.output
     folder = tmp_path / "tournament-cup"
-    _collected(folder, summary=tournament_summary)
+    status = runner.invoke(app, ["tournament", "status", str(folder)])  # the server from queued.json
+    assert status.exit_code == 0 and "games finished" in status.output, status.output
+    collected = runner.invoke(app, ["tournament", "collect", str(folder), "--wait"])
+    assert collected.exit_code == 0, collected.output
     queued = json.loads((folder / "summary.json").read_text())
     local = run_tournament(**ask, out=tmp_path / "local")
     assert queued["finished"] == local["finished"] == 4
@@ -116,7 +133,9 @@ def test_a_cancelled_game_goes_on_from_its_last_whole_step(servers: Cluster, tmp
     run_arena(**ask, server=servers.processes[1].url, queue=True, out=tmp_path)
     arena = tmp_path / "arena-cut"
     _until(_mid_game(arena, 4), "every game has begun")
-    assert cancel(arena) >= 1
+    cancelled = runner.invoke(app, ["arena", "cancel", str(arena)])  # the server from queued.json
+    assert cancelled.exit_code == 0, cancelled.output
+    assert int(cancelled.output.split()[1]) >= 1, cancelled.output
     progress = collect(arena)
     assert progress.stopped, "no game was stopped by the cancel"
     run_arena(**ask, server=servers.processes[1].url, queue=True, out=tmp_path)  # queued again

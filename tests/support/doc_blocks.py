@@ -45,6 +45,8 @@ SKIPPED: dict[tuple[str, str], str] = {
     "tests/runs/test_postgres.py plays and resumes games on one (make test-slow)",
     ("docs/models.md", "llama-server -m MODEL.gguf"): "needs llama.cpp's server and a model file; "
     "bench/real_model.py builds and serves one (opt-in: pytest -m local_model)",
+    ("docs/server.md", "make serve  "): "a server that runs until it is stopped; "
+    "tests/server/test_serve_command.py starts mafia serve with no URIs and stops it (make test-slow)",
     ("docs/server.md", "make server-venv"): "needs PostgreSQL, Redis and the server extra; "
     "tests/server/test_server_queue.py runs the same commands against local ones (make test-slow)",
     ("docs/studio.md", ".venv/bin/langgraph dev"): "a server that runs until it is stopped; "

@@ -2,13 +2,12 @@
 ``scripts/system_deps.sh``) on a free port of 127.0.0.1, its data in a temporary folder.
 
 PostgreSQL refuses to run as root, so as root the server runs as the ``postgres`` user (or
-``nobody``), which owns the folder. Durability settings are off: the tests kill game processes,
-never the server.
+``nobody``), which owns the folder. Durability settings are off unless ``durable`` is asked for:
+most tests kill game processes, never the server.
 """
 
 from __future__ import annotations
 
-import glob
 import os
 import pwd
 import shutil
@@ -18,14 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-
-def _binary(name: str) -> str | None:
-    """``name`` on PATH, else in the newest of Debian's /usr/lib/postgresql/<version>/bin."""
-    found = shutil.which(name)
-    if found:
-        return found
-    versions = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), key=lambda p: int(p.split("/")[4]))
-    return versions[-1] if versions else None
+from mafia.commands.local_services import pg_binary as _binary
 
 
 def _server_user() -> pwd.struct_passwd | None:
@@ -65,7 +57,8 @@ def unavailable() -> str | None:
 class PgServer:
     """One running server; ``dsn(database)`` connects to it, ``database()`` makes a fresh database."""
 
-    def __init__(self) -> None:
+    def __init__(self, durable: bool = False) -> None:
+        self.durable = durable
         self.user = _server_user()
         self.folder = Path(tempfile.mkdtemp(prefix="mafia-pg-"))
         self.data = self.folder / "data"
@@ -86,17 +79,26 @@ class PgServer:
                 "UTF8",
                 "--no-sync",
             )
-            options = (
-                f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
-                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-            )
-            log = str(self.folder / "server.log")
-            self._run(
-                _binary("pg_ctl"), "-D", str(self.data), "-l", log, "-o", options, "-w", "-t", "60", "start"
-            )
+            self.start()
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
+
+    def start(self) -> None:
+        """Start the server (again) on its port and data."""
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1"
+        if not self.durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        log = str(self.folder / "server.log")
+        pg_ctl = _binary("pg_ctl")
+        self._run(pg_ctl, "-D", str(self.data), "-l", log, "-o", options, "-w", "-t", "60", "start")
+
+    def halt(self) -> None:
+        """Stop the server as a crash would (its connections cut at once, no shutdown), keeping its
+        data: only a ``durable`` server keeps every commit it acknowledged through that (without,
+        the last fraction of a second of commits is lost, as PostgreSQL documents for
+        ``synchronous_commit=off``)."""
+        self._run(_binary("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
 
     def _run(self, *command: Any) -> None:
         kwargs: dict[str, Any] = {}
@@ -126,6 +128,6 @@ class PgServer:
     def stop(self) -> None:
         """Stop the server at once and remove its folder."""
         try:
-            self._run(_binary("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            self.halt()
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)

@@ -21,6 +21,7 @@ import httpx
 
 import pg_server
 from fakes import free_port
+from mafia.commands.server_app import redis_down
 from repo import ROOT
 
 SERVE = ROOT / ".venv-server" / "bin" / "mafia"
@@ -39,19 +40,49 @@ def unavailable() -> str | None:
     return None
 
 
+class RedisServer:
+    """A Redis without persistence on a free local port (``uri``); ``restart`` stops it and starts
+    it again on the same port, empty, as an outage of Redis would leave it."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.folder = tempfile.mkdtemp(prefix="mafia-redis-")
+        self.uri = f"redis://127.0.0.1:{self.port}"
+        self.proc = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        args += ["--appendonly", "no", "--dir", self.folder]
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while redis_down(self.uri, 1.0) is not None:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"redis-server did not start on port {self.port}")
+            time.sleep(0.1)
+        return proc
+
+    def halt(self) -> None:
+        """Stop it at once (SIGKILL: its connections are cut)."""
+        self.proc.kill()
+        self.proc.wait(timeout=20)
+
+    def start(self) -> None:
+        self.proc = self._start()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=20)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 @contextmanager
-def redis_server() -> Iterator[str]:
-    """A Redis without persistence on a free local port; yields its URI."""
-    port = free_port()
-    folder = tempfile.mkdtemp(prefix="mafia-redis-")
-    args = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    proc = subprocess.Popen([*args, "--dir", folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def redis_server() -> Iterator[RedisServer]:
+    """A Redis without persistence on a free local port, stopped afterwards."""
+    server = RedisServer()
     try:
-        yield f"redis://127.0.0.1:{port}"
+        yield server
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        shutil.rmtree(folder, ignore_errors=True)
+        server.stop()
 
 
 @dataclass
@@ -88,6 +119,8 @@ class Cluster:
     redis_uri: str
     work: Path
     workers: int
+    pg: pg_server.PgServer
+    redis: RedisServer
     processes: list[ServeProcess] = field(default_factory=list)
 
     def start(self) -> ServeProcess:
@@ -127,17 +160,18 @@ class Cluster:
 
 
 @contextmanager
-def cluster(work: Path, processes: int = 2, workers: int = 4) -> Iterator[Cluster]:
+def cluster(work: Path, processes: int = 2, workers: int = 4, durable: bool = False) -> Iterator[Cluster]:
     """``processes`` server processes (``workers`` games at once each) on one fresh database and
-    Redis; every process is stopped afterwards."""
+    Redis (``durable``: see ``PgServer``); every process is stopped afterwards."""
     work.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
-        pg = pg_server.PgServer()
+        pg = pg_server.PgServer(durable)
         stack.callback(pg.stop)
         dsn = pg.database()
         database = dsn.split("dbname=")[1]
         redis = stack.enter_context(redis_server())
-        made = Cluster(f"postgresql://mafia@127.0.0.1:{pg.port}/{database}", redis, work, workers)
+        database_uri = f"postgresql://mafia@127.0.0.1:{pg.port}/{database}"
+        made = Cluster(database_uri, redis.uri, work, workers, pg, redis)
         try:
             for _ in range(processes):  # one after the other: the first sets up the database
                 made.start()

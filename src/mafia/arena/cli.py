@@ -38,6 +38,17 @@ ServerOption = Annotated[
         help="Play the games on a LangGraph server (e.g. http://127.0.0.1:2024).", show_default=False
     ),
 ]
+# ``status``, ``collect`` and ``cancel``: the default (None) is the server the games' queued.json
+# names. The default goes first: typer takes an Option's first positional argument as its default.
+OtherServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        help="Another server process on the same database and Redis, where the one the games were "
+        "queued on is gone (default: that one, as the folder's queued.json records it).",
+        show_default=False,
+    ),
+]
 ProgressOption = Annotated[bool, typer.Option(help="No progress bar; only the result.")]
 QueueOption = Annotated[
     bool,
@@ -65,6 +76,24 @@ MODEL_HELP = (
     "TOML game file whose \\[model] and \\[seats] it takes (labelled by the file's name, or LABEL=FILE)."
 )
 URL = re.compile(r"https?://[^\s/]+\S*")
+
+
+def check_url(server: str | None) -> str | None:
+    """``server`` as given (None stays None), refused in one line unless it is an http(s) URL."""
+    if server is not None and not URL.fullmatch(server):
+        raise SettingError(f"--server {server!r}: give the server's http:// or https:// URL")
+    return server
+
+
+def check_queue_options(queue: bool, **with_queue: bool) -> None:
+    """Refuse the options that only mean something for games queued on a server (``--detach``,
+    ``--cancel``) when ``--queue`` is not given: without it the games would play here and the
+    option would silently do nothing."""
+    given = [f"--{name}" for name, on in with_queue.items() if on]
+    if given and not queue:
+        raise SettingError(
+            f"{', '.join(given)}: only with --queue (and --server URL): the games queued there"
+        )
 
 
 def parse_model(text: str) -> Contestant:
@@ -141,8 +170,8 @@ def arena(
     from mafia.arena.run import run_arena
 
     console = Console(highlight=False, stderr=True)
-    if server is not None and not URL.fullmatch(server):
-        raise SettingError(f"--server {server!r}: give the server's http:// or https:// URL")
+    check_url(server)
+    check_queue_options(queue, detach=detach, cancel=cancel)
     contestants = [parse_model(m) for m in model or ["house"]]
     role_counts = parse_roles(roles) if roles is not None else None
     check_out_dir(out)
@@ -296,14 +325,22 @@ def _collect_until_done(
     console: Console, folder: Path, noun: str, summary: Summary, server: str | None = None
 ) -> None:
     """Collect the finished games every few seconds, printing where they stand when it changes,
-    until every game is finished or stopped."""
+    until every game is finished or stopped. A server in trouble for a while (its PostgreSQL or
+    Redis down) is said and waited out: its games go on once it is back."""
     import time
 
     from mafia.arena.queued import collect as collect_games
 
     shown = ""
     while True:
-        progress = _queued(collect_games, folder, summary=summary, server=server)
+        try:
+            progress = _queued(collect_games, folder, summary=summary, server=server)
+        except ServerTrouble as exc:
+            if str(exc) != shown:
+                console.print(f"{exc}", style="yellow", soft_wrap=True)
+                shown = str(exc)
+            time.sleep(FOLLOW_S)
+            continue
         line = progress.line()
         if line != shown:
             console.print(line, soft_wrap=True)
@@ -317,36 +354,38 @@ def _collect_until_done(
         raise typer.Exit(code=1)
 
 
+class ServerTrouble(SettingError):
+    """The server of queued games does not answer, or fails (one line: which component is down)."""
+
+
 def _queued(look: Callable[..., Any], folder: Path, **options: Any) -> Any:
-    """``look(folder)`` (status or collect) with a bad folder or an unreachable server as one line."""
+    """``look(folder)`` (status, collect or cancel) with a bad folder or a server in trouble as one
+    line (which of its components is down, when the server can say)."""
     import httpx
 
+    from mafia.arena.queued import queue_record, server_trouble
     from mafia.arena.spec import ArenaError
 
     try:
         return look(folder, **options)
     except ArenaError as exc:
         raise SettingError(str(exc)) from None
-    except httpx.HTTPError as exc:  # the server does not answer, or refuses
-        raise SettingError(f"{folder}: the server of its queued games fails ({exc})") from None
+    except httpx.HTTPError as exc:  # the server does not answer, or fails
+        url = options.get("server") or str(queue_record(folder)["server"])
+        raise ServerTrouble(f"{folder}: {server_trouble(url, exc)}") from None
 
 
 def add_queue_commands(app: typer.Typer, noun: str, summary: Summary) -> None:
     """``status``, ``collect`` and ``cancel`` on ``app`` for its games queued on a server
     (``noun``: arena or tournament; ``summary``: what ``collect`` writes once all have finished)."""
     folder_argument = typer.Argument(help=f"The {noun}'s folder (runs/{noun}-<id>).")
-    server_option = typer.Option(
-        "--server",
-        help="Another server process on the same database and Redis, where the one the games were "
-        "queued on is gone (default: that one).",
-    )
 
     @app.command("status")
-    def status(folder: Path = folder_argument, server: str | None = server_option) -> None:
+    def status(folder: Path = folder_argument, server: OtherServerOption = None) -> None:
         """Where the queued games stand on the server, with the time left at their pace."""
         from mafia.arena.queued import collect as collect_games
 
-        progress = _queued(collect_games, folder, write=False, server=server)
+        progress = _queued(collect_games, folder, write=False, server=check_url(server))
         console = Console(highlight=False)
         console.print(progress.line(), soft_wrap=True)
         for game, why in progress.stopped.items():
@@ -356,13 +395,14 @@ def add_queue_commands(app: typer.Typer, noun: str, summary: Summary) -> None:
     def collect(
         folder: Path = folder_argument,
         wait: Annotated[bool, typer.Option(help="Go on until every game has finished.")] = False,
-        server: str | None = server_option,
+        server: OtherServerOption = None,
     ) -> None:
         """Write the logs and results of the queued games that have finished on the server
         (byte-identical to a local game's); the summary once all have."""
         from mafia.arena.queued import collect as collect_games
 
         console = Console(highlight=False)
+        server = check_url(server)
         if wait:
             try:
                 _collect_until_done(console, folder, noun, summary, server)
@@ -373,12 +413,12 @@ def add_queue_commands(app: typer.Typer, noun: str, summary: Summary) -> None:
         console.print(_queued(collect_games, folder, summary=summary, server=server).line(), soft_wrap=True)
 
     @app.command("cancel")
-    def cancel(folder: Path = folder_argument, server: str | None = server_option) -> None:
+    def cancel(folder: Path = folder_argument, server: OtherServerOption = None) -> None:
         """Cancel the queued and running games; each stops at its last whole step, and queueing
         again goes on from there."""
         from mafia.arena.queued import cancel as cancel_games
 
-        print(f"Cancelled {_queued(cancel_games, folder, server=server)} runs.")
+        print(f"Cancelled {_queued(cancel_games, folder, server=check_url(server))} runs.")
 
 
 add_queue_commands(arena_app, "arena", arena_summary)

@@ -21,9 +21,11 @@ from mafia.arena.calls import (
     stable_prefix,
 )
 from mafia.arena.context_tools import budget_of, context_tools
+from mafia.arena.judged import judged_figures
 from mafia.arena.logs import GameLog, load_arena, load_game
 from mafia.arena.outcomes import consensus, consensus_rates, game_over, play_digest, revotes, win_rates
 from mafia.arena.reads import deduction, fact_presence, grounding_slips
+from mafia.arena.seat_play import role_tallies
 from mafia.arena.stats import quantile, rate, spread
 from mafia.game.state import JSON
 
@@ -55,6 +57,7 @@ def game_metrics(game: GameLog) -> JSON:
         "deduction": deduction(events),
         "context_tools": context_tools(events, prompts, budget_of(game.policy)),
         "play": play_digest(events),
+        "judged": role_tallies(events, prompts),
     }
 
 
@@ -177,6 +180,7 @@ def group_metrics(games: Sequence[JSON]) -> JSON:
         },
         "deduction": _deduction(games),
         "context_tools": add_up(g.get("context_tools", {}) for g in games),
+        "judged": judged_figures([g["judged"] for g in games]),
     }
 
 

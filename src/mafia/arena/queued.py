@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
+import httpx
 from langgraph_sdk.errors import NotFoundError
 
 from mafia.arena.game import GameTally, game_result
@@ -30,11 +31,13 @@ from mafia.arena.spec import (
     write_json,
 )
 from mafia.arena.summary import basic_summary
+from mafia.commands.faults import COMPONENTS, RUN_METADATA, Fault, fault_of
 from mafia.game.state import JSON
 from mafia.play.runner import RunLog
 
 QUEUE_FILE = "queued.json"
 ACTIVE = ("pending", "running")
+HEALTH_S = 10.0  # seconds the server has to say which of its components is down
 
 
 def queue_games(spec: ArenaSpec, arena_dir: Path, games: ServerGames) -> JSON:
@@ -84,6 +87,7 @@ def _queue_one(games: ServerGames, slot: GameSlot, spec: ArenaSpec) -> None:
         input=None if state["values"] else {"setup": spec.setup(slot.seed)},
         context=server_context(slot, spec),
         multitask_strategy="reject",
+        metadata=RUN_METADATA,  # the server's keeper takes up such runs after a fault
     )
 
 
@@ -96,6 +100,7 @@ class Progress:
     collected_now: int = 0
     running: int = 0
     queued: int = 0
+    taken_up: int = 0  # games whose run a fault of the server ended: its keeper starts another
     stopped: dict[str, str] = field(default_factory=dict)
     eta_s: float | None = None
 
@@ -103,9 +108,10 @@ class Progress:
         """One line for the terminal."""
         eta = f", about {_duration(self.eta_s)} to go" if self.eta_s is not None else ""
         stopped = f", {len(self.stopped)} stopped" if self.stopped else ""
+        taken_up = f", {self.taken_up} being taken up again after a server fault" if self.taken_up else ""
         return (
             f"{self.finished}/{self.total} games finished ({self.collected_now} collected now), "
-            f"{self.running} running, {self.queued} queued{stopped}{eta}"
+            f"{self.running} running, {self.queued} queued{taken_up}{stopped}{eta}"
         )
 
 
@@ -176,6 +182,11 @@ def collect(
             progress.running += 1
         elif latest == "pending":
             progress.queued += 1
+        elif latest == "error" and (fault := _fault(games, thread_id, runs)) is not None:
+            if fault.taken_up:
+                progress.taken_up += 1
+            else:
+                progress.stopped[str(entry["game"])] = fault.line()
         else:
             progress.stopped[str(entry["game"])] = f"its run ended ({latest}) before the game did"
     progress.eta_s = _eta(progress, float(record["queued_at"]))
@@ -183,6 +194,37 @@ def collect(
         run = {"folder": str(arena_dir), "server": record["server"], "queued": True}
         write_json(arena_dir / SUMMARY_FILE, {**summary(arena_dir), "run": run})
     return progress
+
+
+def _fault(games: ServerGames, thread_id: str, runs: list[Any]) -> Fault | None:
+    """The server fault that ended the game's latest run (None: the game's own error), as the
+    server's keeper judges it."""
+    thread: Mapping[str, Any] = games.client.threads.get(thread_id)  # the SDK's type omits "error"
+    return fault_of(runs, thread.get("error"))
+
+
+def server_trouble(url: str, exc: httpx.HTTPError) -> str:
+    """What is wrong with the server at ``url``, which failed a request with ``exc``: not
+    answering at all, or answering with an error because its PostgreSQL or Redis is down (its
+    health check says which)."""
+    if not isinstance(exc, httpx.HTTPStatusError):
+        return (
+            f"no server answers at {url} ({type(exc).__name__}): start mafia serve there again, or give "
+            "--server another process on the same database and Redis; the games wait on the server"
+        )
+    try:
+        answer = httpx.get(f"{url}/mafia/health", timeout=HEALTH_S)
+        health = answer.raise_for_status().json()
+        down = {name: str(health[name]) for name in COMPONENTS if health.get(name) is not None}
+    except (httpx.HTTPError, ValueError, AttributeError):  # no health check there: say what failed
+        down = {}
+    if not down:
+        return f"the server at {url} fails ({exc})"
+    what = "; ".join(f"its {name} is down ({why})" for name, why in down.items())
+    return (
+        f"the server at {url} answers, but {what}: start it again; the games wait and go on from "
+        "their last whole step by themselves once it is back"
+    )
 
 
 def _eta(progress: Progress, queued_at: float) -> float | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mafia.arena.turns import dead, player_turns, seats, turn_starts
@@ -120,16 +121,22 @@ def _best_mafia_rank(levels: dict[str, float], mafia: set[str]) -> float:
     return above + (level + 1) / 2
 
 
-def deduction(events: Sequence[EventBase]) -> JSON:
-    """Town-side players' stated suspicions scored against the hidden roles, round by round.
+@dataclass(frozen=True)
+class StatedBeliefs:
+    """A Town-side player's last thought of a round: the living players it could rate and the
+    level it stated for each it did rate, read as a probability of Mafia (level/10)."""
 
-    Per round, each living non-Mafia player's last thought of the round counts: every other living
-    player it rates (level 0-10, read as a probability of Mafia of level/10) gives a Brier term; a
-    player left unrated ranks below every rated one. ``rank`` is where the most suspected living
-    Mafia stands, ``chance`` where it would stand on average under a random order (the Mafia are
-    known to themselves, so their own thoughts are not scored)."""
+    round: int
+    player: str
+    others: tuple[str, ...]
+    stated: dict[str, float]
+
+
+def stated_beliefs(events: Sequence[EventBase]) -> list[StatedBeliefs]:
+    """Every living non-Mafia player's last thought of each round, in (round, player) order: the
+    beliefs scored against the hidden roles (the Mafia know the roles, so theirs are not scored).
+    A rating of a player who is dead, absent or the rater is dropped; a repeated one counts once."""
     roles = roles_from_log(events)
-    mafia = {p for p, r in roles.items() if on_mafia(r)}
     order = seats(events)
     last: dict[tuple[int, str], tuple[Thought, list[str]]] = {}
     gone: set[str] = set()
@@ -138,14 +145,30 @@ def deduction(events: Sequence[EventBase]) -> JSON:
         if isinstance(event, Thought) and not on_mafia(roles.get(event.player)):
             others = [p for p in order if p not in gone and p != event.player]
             last[(event.round, event.player)] = (event, others)
-    by_round: dict[str, JSON] = {}
-    for (number, _), (thought, others) in sorted(last.items()):
+    out = []
+    for (number, player), (thought, others) in sorted(last.items()):
         stated: dict[str, float] = {}
         for note in thought.suspicions:
             if note.player in others and note.player not in stated:
                 stated[note.player] = min(max(note.level / 10, 0.0), 1.0)
+        out.append(StatedBeliefs(number, player, tuple(others), stated))
+    return out
+
+
+def deduction(events: Sequence[EventBase]) -> JSON:
+    """Town-side players' stated suspicions scored against the hidden roles, round by round.
+
+    Per round, each living non-Mafia player's last thought of the round counts (``stated_beliefs``):
+    every other living player it rates gives a Brier term; a player left unrated ranks below every
+    rated one. ``rank`` is where the most suspected living Mafia stands, ``chance`` where it would
+    stand on average under a random order."""
+    roles = roles_from_log(events)
+    mafia = {p for p, r in roles.items() if on_mafia(r)}
+    by_round: dict[str, JSON] = {}
+    for beliefs in stated_beliefs(events):
+        others, stated = beliefs.others, beliefs.stated
         row = by_round.setdefault(
-            str(number), {"due": 0, "pairs": 0, "brier_sum": 0.0, "rank": [], "chance": []}
+            str(beliefs.round), {"due": 0, "pairs": 0, "brier_sum": 0.0, "rank": [], "chance": []}
         )
         row["due"] += len(others)
         row["pairs"] += len(stated)

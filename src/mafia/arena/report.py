@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mafia.arena import plots
 from mafia.arena.metrics import summarize
+from mafia.arena.seat_play import METRICS
 from mafia.arena.spec import ArenaError
 from mafia.game.state import JSON
 
@@ -176,6 +177,28 @@ def _table_play(groups: plots.Groups) -> list[str]:
     return table([*headers, "Round 2 agreement", "lowest-seat decisions", "skips"], rows)
 
 
+def _judged(groups: plots.Groups) -> list[str]:
+    """Every judged metric over all the seats of each policy and model, with its interval."""
+    rows = []
+    for metric in METRICS:
+        cells = [metric.title]
+        for _, g in groups:
+            f = g["judged"][metric.key]["all"]
+            cells.append("–" if f is None else f"{interval_text(f)} n={f['n']:g}")
+        rows.append(cells)
+    lines = table(["metric", *(label for label, _ in groups)], rows)
+    return [*lines, *(f"- {m.title}: {m.definition}" for m in METRICS), ""]
+
+
+def interval_text(f: Mapping[str, float | None], digits: int = 2) -> str:
+    """A figure with its 95% interval: ``value [low, high]``, or a dash."""
+    if f.get("value") is None:
+        return "–"
+    value = f"{f['value']:.{digits}f}"
+    low, high = f.get("low"), f.get("high")
+    return value if low is None or high is None else f"{value} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
 def _deduction(groups: plots.Groups) -> list[str]:
     rows = []
     for label, g in groups:
@@ -311,6 +334,14 @@ def render(summary: JSON, images: Mapping[str, str], title: str) -> str:
             "the most suspected Mafia ranks.",
             _deduction,
             "deduction",
+        ),
+        (
+            "How they play",
+            "Judged play over every seat of the policy and model (per role in summary.json), read "
+            "from the games' logs, with 95% bootstrap intervals over games; each metric defined "
+            "below the table.",
+            _judged,
+            None,
         ),
     ]
     for heading, note, make, image in sections:

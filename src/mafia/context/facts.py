@@ -189,16 +189,6 @@ def _day_facts(t: _Truth, lines: Sequence[str]) -> list[Fact]:
     return facts
 
 
-def day_fact_gaps(events: Sequence[ev.EventBase], text: str, through: int) -> list[str]:
-    """The facts of Days 1-``through`` (night deaths, results, ballots) that ``text`` does not
-    state: the check of a summary that stands in for those days."""
-    t = _truth(events, None)
-    t.days = {d for d in t.days if d <= through}
-    t.night_deaths = {n: v for n, v in t.night_deaths.items() if n < through}
-    t.votes = [v for v in t.votes if v.round <= through]
-    return [f.name for f in _day_facts(t, _engine_lines(text)) if not f.present]
-
-
 def _role_facts(t: _Truth, lines: Sequence[str], text: str, prompt: str) -> list[Fact]:
     """The player's own night facts: results, protections, and the Mafia's partners, kills, plans."""
     facts: list[Fact] = []

@@ -50,9 +50,10 @@ class ContextPolicy:
     (compressed days, the claims ledger), engine facts and the task are never trimmed.
 
     The model-driven half (specs 002-004): ``summary`` replaces the cold days past the
-    ``bullet_rounds`` days after the window with one model-written summary of the public record,
-    rewritten every ``summary_every`` rounds and on a death or a new role claim, checked against
-    the log, with the compressed lines as its logged fallback (``context.summary``); ``recall``
+    ``bullet_rounds`` days after the window with one summary of the public record, rewritten every
+    ``summary_every`` rounds and on a death or a new role claim from items a model picks and the
+    engine checks and words (``context.summary_items``), with the compressed lines as its logged
+    fallback (``context.summary``); ``recall``
     lets a player search its own past view within a turn (``context.recall``), ranked by BM25, or
     with ``recall="semantic"`` by sentence embeddings (the ``semantic`` extra); ``prune_beliefs``
     keeps belief entries by the turn they last changed: hot in full, warm condensed, cold ones only

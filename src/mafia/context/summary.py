@@ -1,17 +1,20 @@
 """Rolling, recursive summaries of the cold days (spec 003 option B, spec 004 section 2).
 
 For a policy with ``summary``, the days older than the verbatim window and the ``bullet_rounds``
-one-line days after it are shown as one summary of the public record, written by a model from the
+one-line days after it are shown as one summary of the public record, rewritten by a model from the
 previous summary and the days that went cold since. It is written at dawn, once for the whole table
 (every player's prompt shares it), when at least ``summary_every`` days went cold or a newly cold
 day holds a milestone (a death or a new role claim: spec 003's semantic triggering). What only one
 player knows stays in that player's deterministic memory.
 
-A summary is checked against the log before use: every covered day must keep its line with its
-night death, each vote's result and every ballot cast for a player (read the way the fact-presence
-audit reads a prompt), and nothing but day lines and one ``Story:`` line may stand in it. A
-summariser that fails, answers badly or drops a fact leaves the deterministic compression in place,
-and the fallback is logged with its reason (``SummaryFallback``).
+A summary is grounded by construction (``summary_items``): the engine writes each covered day's
+line of facts itself, and the summariser answers with items only (facts picked by number, speeches
+reported by speaker and day in their own words, patterns of accusations and changed ballots), each
+checked against the log and worded by the engine, the items together at most ``STORY_TOKENS``
+whatever the number of days. Items the log does not hold are refused one by one and logged
+(``SummaryItemsRefused``); a summariser that fails, answers badly or gives no item the log holds
+leaves the deterministic compression in place, and the fallback is logged with its reason
+(``SummaryFallback``).
 """
 
 from __future__ import annotations
@@ -19,42 +22,43 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mafia.context.facts import day_fact_gaps
 from mafia.context.policy import ContextPolicy
 from mafia.context.record import GameRecord, read_view
 from mafia.context.shared_prefix import SEPARATOR, night_prefix
-from mafia.context.summary_facts import invented_fact
-from mafia.context.tokens import count_tokens
-from mafia.context.transcript import RoundEntry, TranscriptManager
-from mafia.context.transcript_text import (
-    STORY,
-    claims_ledger,
-    compressed_round,
-    summary_lines,
-    verbatim_round,
+from mafia.context.summary_items import (
+    STORY_TOKENS,
+    Catalogue,
+    Grounded,
+    SummaryAnswer,
+    ground,
+    summary_story,
 )
+from mafia.context.transcript import RoundEntry, TranscriptManager
+from mafia.context.transcript_text import claims_ledger, verbatim_round
 from mafia.context.views import public_view
-from mafia.game.events import EventBase
-from mafia.prompts import anchors
+from mafia.game.events import ColdSummary, EventBase
 from mafia.records.call_kinds import SUMMARY_ACTION as SUMMARY_ACTION
 
 SUMMARISER = "summariser"
 """The name the summariser's calls are recorded under in prompts.jsonl (seat 0)."""
-STORY_WORDS = 120
-_DAY_TOKENS = 90  # a day line with every ballot at 16 seats
-_STORY_TOKENS = 220
 SUMMARY_HEADER = "[SUMMARY FOR THE TABLE]"
 """Where the summariser's own part of its prompt begins, after the part it shares with the turns."""
+FACTS_LABEL = "Facts you may pick, by number (the engine words them):"
+PREVIOUS_PICKS = "Previous picks: facts "
 INTRO = (
     "You keep the record of this game for all its players: you see only what the whole table saw. "
-    "Write a summary of the earlier days that replaces them in every player's prompt."
+    "Pick what every player should remember of the earlier days; the engine writes each day's facts "
+    "itself, and words your picks from the log."
 )
 TASK = (
-    "Write the new summary of Days 1-{through}: first one line per day, in order, each starting "
-    '"Day N:" and keeping every fact of its line under "Facts to keep" (the night death, each vote\'s '
-    'result and who voted for whom, a revote), then one line starting "Story:" of at most '
-    f"{STORY_WORDS} words on role claims, accusations, alliances and the table's mood. Nothing else. "
-    "Give it as your answer's text; every other field may stay empty."
+    "Answer with items only, no text of your own (every word players read is the engine's or a "
+    "player's): facts: numbers of listed facts to keep (F3 is 3); speeches: a player's words from "
+    "one day, copied from their speech, defense or last words (one passage, or up to three joined "
+    'by "..."); patterns: "accused" (a player, the player their speeches accused or nominated, '
+    'and the days) or "changed_vote" (a player, target null, the days whose ballots went to '
+    "different players). Keep the previous picks that still matter, and add role claims, "
+    "accusations and contradictions of Days 1-{through}. Items past {limit} tokens as the engine "
+    "writes them, and items the log does not hold, are dropped."
 )
 IN_TRANSCRIPT = "Day {day}: in full in the transcript above."
 
@@ -104,52 +108,34 @@ def summary_request(events: Sequence[EventBase], policy: ContextPolicy, day: int
     if len(fresh) < policy.summary_every and not _milestone(fresh, [e for e in entries if e.number <= done]):
         return None
     previous = (
-        "\n".join(summary_lines(record.summary.text))  # quoted as every prompt shows it
-        if record.summary is not None
-        else "None yet: this is the first."
+        _previous(record.summary, entries) if record.summary is not None else ["None yet: this is the first."]
     )
     rules, transcript, shown = night_prefix(events, policy, day)
     in_full = {e.number for e in shown.verbatim}
-    lines = [SUMMARY_HEADER, INTRO, "", "[PREVIOUS SUMMARY]", previous, "", "[DAYS TO ADD, IN FULL]"]
+    lines = [SUMMARY_HEADER, INTRO, "", "[PREVIOUS SUMMARY]", *previous, "", "[DAYS TO ADD, IN FULL]"]
     for entry in fresh:  # a day the transcript above holds in full is not repeated
         if entry.number in in_full:
             lines.append(IN_TRANSCRIPT.format(day=entry.number))
         else:
             lines.extend(verbatim_round(entry.transcript, entry.seats))
-    lines += ["", "Facts to keep, one line per day:"]
-    for entry in fresh:
-        lines.extend(compressed_round(entry.summary()))
+    catalogue = Catalogue.of(entries, end)
+    picked = set(record.summary.facts) if record.summary is not None else set()
+    listed = [n for n, d in enumerate(catalogue.fact_days, 1) if d > done or n in picked]
+    lines += ["", FACTS_LABEL, *catalogue.numbered(listed)]
     lines += ["", claims_ledger([e for e in entries if e.number <= end])]
-    lines += ["", "[TASK]", TASK.format(through=end)]
+    lines += ["", "[TASK]", TASK.format(through=end, limit=STORY_TOKENS)]
     user = f"{transcript}{SEPARATOR}" + "\n".join(lines)
     return SummaryRequest(round=day, through=end, system=rules, user=user)
 
 
-def check_summary(events: Sequence[EventBase], text: str, through: int) -> str | None:
-    """Why the summary of Days 1-``through`` cannot be used, or None: a line that is neither a
-    covered day's nor the one story (split at every line break ``str.splitlines`` knows), a fact
-    the log does not hold (``summary_facts``), an engine fact of a covered day it drops, or too
-    much text."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return "empty summary"
-    read: list[tuple[int | None, str]] = []
-    for line in lines:
-        m = anchors.DAY_HEADER.match(line)
-        if line.startswith(STORY) and not any(day is None for day, _ in read):
-            read.append((None, line.removeprefix(STORY)))
-        elif m is not None and 1 <= int(m["day"]) <= through and line.startswith(f"Day {m['day']}:"):
-            read.append((int(m["day"]), line.removeprefix(f"Day {m['day']}:")))
-        else:
-            return f"unexpected line {line[:60]!r}"
-    invented = invented_fact(events, read, through)
-    if invented is not None:
-        return invented
-    gaps = day_fact_gaps(events, "\n".join(lines), through)
-    if gaps:
-        return "dropped " + gaps[0] + (f" and {len(gaps) - 1} more" if len(gaps) > 1 else "")
-    limit = _DAY_TOKENS * through + _STORY_TOKENS
-    size = count_tokens(text)
-    if size > limit:
-        return f"too long: {size} tokens for {through} days (at most {limit})"
-    return None
+def _previous(summary: ColdSummary, entries: Sequence[RoundEntry]) -> list[str]:
+    """The previous summary's picks as players read them, and its fact numbers to pick again."""
+    story = summary_story(summary, entries)
+    numbers = ", ".join(str(n) for n in summary.facts) or "none"
+    return [f"Days 1-{summary.through}; {PREVIOUS_PICKS}{numbers}", *story]
+
+
+def ground_answer(events: Sequence[EventBase], answer: SummaryAnswer, through: int) -> Grounded:
+    """The items of ``answer`` the public log of Days 1-``through`` holds, and the refused ones."""
+    _, entries = _public(events)
+    return ground(Catalogue.of(entries, through), answer.facts, answer.speeches, answer.patterns)

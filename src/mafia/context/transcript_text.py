@@ -14,6 +14,7 @@ from mafia.context.compression import PENDING, line_claims, outcome_tied, result
 from mafia.context.extraction import extract
 from mafia.context.safety import quote_text
 from mafia.context.schemas import CompressedRoundSummary, DayRoundTranscript, SpeechLine
+from mafia.context.summary_items import summary_story
 from mafia.context.transcript import RoundEntry
 from mafia.game.events import ColdSummary
 from mafia.prompts import anchors
@@ -22,9 +23,7 @@ NO_ROUNDS = "No day has been played yet."
 COMPRESSED_LABEL = "Earlier days, one line each (facts only):"
 VERBATIM_LABEL = "Recent days, in full:"
 DIGEST_LABEL = "Previous days, role claims in full, other speeches as who accused or nominated whom:"
-STORY = "Story:"
-SUMMARY_NOTE = "Note:"
-"""What any other line of a summary would be shown as (a checked summary holds none)."""
+PICKED_LABEL = "Picked by the summariser:"
 TRIMMED_LABEL = "Earlier speeches, words trimmed for length:"
 
 
@@ -217,26 +216,26 @@ def claims_ledger(entries: Sequence[RoundEntry]) -> str:
     return "\n".join(["Role claims so far:", *(lines or [anchors.NONE])])
 
 
-def summary_lines(text: str) -> list[str]:
-    """A checked summary as prompt lines, each quoted model text: split at every line break
-    ``str.splitlines`` knows, a day line keeps its "Day N:" header (its facts are the log's, read
-    by the fact audit) and the rest is made one safe line as a speech is; the story is quoted."""
-    out: list[str] = []
-    for line in (x.strip() for x in text.splitlines()):
-        day = anchors.DAY_HEADER.match(line)
-        head = f"Day {day['day']}:" if day is not None and line.startswith(f"Day {day['day']}:") else None
-        if line.startswith(STORY):
-            out.append(f'{STORY} "{quote_text(line.removeprefix(STORY).strip())}"')
-        elif head is not None:
-            out.append(f"{head} {quote_text(line.removeprefix(head).strip())}")
-        elif line:
-            out.append(f'{SUMMARY_NOTE} "{quote_text(line)}"')
-    return out
-
-
 def summary_label(through: int) -> str:
-    """The header of the summary block: whose words these are, and what was checked."""
-    return f"Summary of Days 1-{through}, model-written (quoted) and checked against the log:"
+    """The header of the summary block: every line in it is the engine's, and quotes are claims."""
+    return (
+        f"Summary of Days 1-{through}, every line written by the engine from the log "
+        "(a quoted passage is that player's words: their claim, not a fact):"
+    )
+
+
+def summary_block(summary: ColdSummary, entries: Sequence[RoundEntry]) -> list[str]:
+    """A logged summary as prompt lines: each covered day's engine line (``compressed_round``),
+    then the items the summariser picked, as the engine words them (``summary_items``)."""
+    covered = [e for e in entries if e.number <= summary.through]
+    lines = [summary_label(summary.through)]
+    for entry in covered:
+        lines.extend(entry.lines("compressed", _compressed_lines))
+    story = summary_story(summary, entries)
+    if story:
+        lines.append(PICKED_LABEL)
+        lines.extend(story)
+    return lines
 
 
 def transcript_body(
@@ -265,7 +264,7 @@ def transcript_body(
         return NO_ROUNDS
     blocks: list[str] = []
     if summary is not None:
-        blocks.append("\n".join([summary_label(summary.through), *summary_lines(summary.text)]))
+        blocks.append("\n".join(summary_block(summary, all_rounds)))
     if compressed:
         lines = [COMPRESSED_LABEL]
         if by_seat:

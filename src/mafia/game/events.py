@@ -435,23 +435,71 @@ class TextTruncated(PlayerNote):
     limit: int
 
 
+class ReportedSpeech(BaseModel):
+    """What one player said on one day, as a summary reports it: ``words`` is an excerpt of that
+    player's speech, defense or last words of that day, word for word (up to three passages joined
+    by "..."), checked against the log and rendered from it by ``context.summary_items``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    day: int
+    speaker: str
+    words: str
+
+
+class SpeechPattern(BaseModel):
+    """A pattern across the public record a summary reports: ``accused`` (``player``'s speeches on
+    ``days`` accused or nominated ``target``) or ``changed_vote`` (``player``'s ballots on ``days``
+    went to different players; ``target`` is None). Checked and worded by the engine."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    pattern: Literal["accused", "changed_vote"]
+    player: str
+    target: str | None
+    days: list[int]
+
+
 class ColdSummary(EventBase):
-    """A model-written summary of the public record of Days 1 to ``through``, checked against the
-    log before it was logged (``context.summary``); prompts show it in place of those days."""
+    """A summary of the public record of Days 1 to ``through``: the items a summariser picked and
+    the engine checked against the log before logging them (``context.summary_items``). Prompts
+    show those days' engine lines and the items as the engine words them; no summariser text."""
 
     type: Literal["cold_summary"] = "cold_summary"
     through: int
-    text: str
+    facts: list[int] = Field(default_factory=list)
+    """The numbers of the engine facts picked (``summary_items.Catalogue.facts``, from 1)."""
+    speeches: list[ReportedSpeech] = Field(default_factory=list)
+    patterns: list[SpeechPattern] = Field(default_factory=list)
     summariser: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_free_text(cls, data: Any) -> Any:
+        """Logs written before summaries became items carried the summariser's free text: read
+        them without it (no summariser sentence reaches a prompt; the days' engine lines stay)."""
+        if isinstance(data, dict) and "text" in data:
+            return {k: v for k, v in data.items() if k != "text"}
+        return data
 
 
 class SummaryFallback(EventBase):
-    """A summary that could not be used (the summariser failed, answered badly or dropped an engine
-    fact): the days it was to cover stay in the deterministic compression."""
+    """A summary that could not be used (the summariser failed, answered badly or gave no item the
+    log holds): the days it was to cover stay in the deterministic compression."""
 
     type: Literal["summary_fallback"] = "summary_fallback"
     through: int
     reason: str
+    summariser: str
+
+
+class SummaryItemsRefused(EventBase):
+    """The items of a summariser's answer the engine refused, each with why (a fact the log does
+    not hold, words not in that speech, over the length limit). A record of the run, never part of
+    a prompt: the refused items hold the summariser's own words."""
+
+    AUDIENCE = Audience.NOBODY
+    type: Literal["summary_items_refused"] = "summary_items_refused"
+    through: int
+    refused: list[str]
     summariser: str
 
 
@@ -494,6 +542,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     TextTruncated,
     ColdSummary,
     SummaryFallback,
+    SummaryItemsRefused,
     RunChanged,
     GameOver,
 )

@@ -26,9 +26,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from mafia.game.actions import ActionBase
 from mafia.game.rules import SEED_MAX, SEED_MIN
 from mafia.models.house.variants import SKILLS, house_variant
 from mafia.models.settings import LOCAL_API_KEY, ModelSettings
@@ -50,7 +49,7 @@ _models: dict[str, BaseChatModel] = {}
 _settings: dict[int, ModelSettings] = {}
 # Keyed by model identity; the model is kept in the value so its id cannot be reused meanwhile.
 # Least recently used first, and bounded: a long run makes a new model for every game.
-_structured: OrderedDict[tuple[int, type[ActionBase]], tuple[BaseChatModel, StructuredCall]] = OrderedDict()
+_structured: OrderedDict[tuple[int, type[BaseModel]], tuple[BaseChatModel, StructuredCall]] = OrderedDict()
 STRUCTURED_CACHE_SIZE = 256
 _lock = threading.RLock()  # building a model takes it again for the provider's shared limits
 
@@ -326,7 +325,7 @@ class StructuredCall:
     """
 
     def __init__(
-        self, model: BaseChatModel, schema: type[ActionBase], settings: ModelSettings | None = None
+        self, model: BaseChatModel, schema: type[BaseModel], settings: ModelSettings | None = None
     ) -> None:
         self.settings = settings
         self.gate = _gate(settings) if settings is not None else None
@@ -491,7 +490,7 @@ def _without_schema_metadata(llm: Runnable[Any, Any]) -> Runnable[Any, Any]:
     return llm
 
 
-def structured(model: BaseChatModel, schema: type[ActionBase]) -> StructuredCall:
+def structured(model: BaseChatModel, schema: type[BaseModel]) -> StructuredCall:
     """The model bound to ``schema`` for structured answers, built once per model and schema."""
     key = (id(model), schema)
     with _lock:

@@ -36,7 +36,6 @@ from mafia.context.recall import (
 from mafia.context.record import read_view
 from mafia.context.tokens import count_tokens
 from mafia.context.views import player_view
-from mafia.game.actions import ActionBase
 from mafia.game.state import JSON
 from mafia.models.factory import model_dialect, model_settings, provider_call, structured
 from mafia.nodes.common import parsed_log
@@ -84,7 +83,7 @@ def recall_offered(state: PlayerTurnState, model: BaseChatModel, policy: Context
 
 def ask_answer(
     model: BaseChatModel,
-    schema: type[ActionBase],
+    schema: type[BaseModel],
     messages: list[BaseMessage],
     config: RunnableConfig,
     policy: ContextPolicy,

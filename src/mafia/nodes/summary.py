@@ -3,11 +3,12 @@
 ``summary`` is the node of the summary's step, right after the day's opening (``dawn_summary``):
 when ``context.summary`` says a summary is due, it asks the configured summariser
 (``GameContext.summariser``: a model, or ``seat:N`` for that seat's model; the table's default
-model otherwise) once for the whole table, checks the answer against the log, and logs either the
-summary or the fallback with its reason. The call is billed and recorded in prompts.jsonl like a
-player's, as seat 0, player ``summariser``, action ``summary``. A provider fault propagates like a
-player's (the game stops and resumes); a bad answer or any other failure of the summariser falls
-back.
+model otherwise) once for the whole table for items (``summary_items.SummaryAnswer``), grounds
+each against the log, and logs the summary of the items the log holds (or the fallback with its
+reason, when none is) and the refused items with theirs. The call is billed and recorded in
+prompts.jsonl like a player's, as seat 0, player ``summariser``, action ``summary``. A provider
+fault propagates like a player's (the game stops and resumes); a bad answer or any other failure
+of the summariser falls back.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from mafia.context.builder import with_schema_note
-from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, check_summary, summary_request
+from mafia.context.summary import SUMMARISER, SUMMARY_ACTION, ground_answer, summary_request
+from mafia.context.summary_items import SummaryAnswer
 from mafia.context.tokens import count_tokens
-from mafia.game.actions import ACTION_SCHEMAS, ActionKind
 from mafia.game.day import to_speeches
-from mafia.game.events import ColdSummary, EventBase, SummaryFallback, dump_event
+from mafia.game.events import ColdSummary, EventBase, SummaryFallback, SummaryItemsRefused, dump_event
 from mafia.game.reading import readable
 from mafia.game.state import JSON, GameState, GameUpdate
 from mafia.models.billing import call_tokens
@@ -61,12 +62,14 @@ def provider_fault(exc: BaseException) -> bool:
     return client is not None and isinstance(exc, client.APIError)
 
 
-def summary_text(parsed: Any) -> str | None:
-    """The summary an answer holds: its text (the summary call asks for the turn's ``Answer``)."""
-    if isinstance(parsed, BaseModel):
-        parsed = parsed.model_dump()
-    text = parsed.get("text") if isinstance(parsed, dict) else None
-    return text if isinstance(text, str) and text.strip() else None
+def summary_answer(parsed: Any) -> SummaryAnswer | None:
+    """The items an answer holds, or None when it is not the summary's answer."""
+    if isinstance(parsed, SummaryAnswer):
+        return parsed
+    try:
+        return SummaryAnswer.model_validate(parsed.model_dump() if isinstance(parsed, BaseModel) else parsed)
+    except ValidationError:
+        return None
 
 
 def dawn_summary(
@@ -80,21 +83,29 @@ def dawn_summary(
     spec, label = summariser_model(ctx)
     model = resolve_model(spec)
     dialect = model_dialect(model)
-    # The turn's schema, tools and system message: the call shares the turns' cached prefix.
-    schema = ACTION_SCHEMAS[ActionKind.SPEAK]
+    # The turns' system message and transcript: the call shares their opening; its schema is its own.
+    schema = SummaryAnswer
     system = with_schema_note(request.system, schema) if states_schema(model) else request.system
     messages = [SystemMessage(content=system), HumanMessage(content=request.user)]
     tools: tuple[JSON, ...] = ()
-    text: str | None = None
+    answer: SummaryAnswer | None = None
     raw = ""
     reason: str | None = None
     kind: str | None = None
     try:
-        out, _, tools = ask_answer(model, schema, messages, get_config(), ctx.policy, False, SUMMARY_ACTION)
+        out, _, tools = ask_answer(
+            model,
+            schema,
+            messages,
+            get_config(),
+            ctx.policy,
+            False,
+            SUMMARY_ACTION,
+        )
         raw = encodable(raw_text(out.get("raw")))
-        text = summary_text(out.get("parsed"))
-        if text is None:
-            reason, kind = "the answer held no summary", "invalid_json"
+        answer = summary_answer(out.get("parsed"))
+        if answer is None:
+            reason, kind = "the answer held no items", "invalid_json"
     except Exception as exc:  # any other failure of the summariser: the compression stands
         if provider_fault(exc):
             raise  # a provider fault stops the game as a player's does; the resumed dawn asks again
@@ -103,14 +114,28 @@ def dawn_summary(
             reason, kind = f"the summariser failed: {type(exc).__name__}: {exc}"[:200], "error"
         else:
             reason, kind, raw = rejection.error, rejection.kind.value, raw or rejection.raw
-    if text is not None:
-        reason = check_summary(events, text, request.through)
-        kind = "dropped_fact" if reason is not None else None
+    grounded = ground_answer(events, answer, request.through) if answer is not None else None
+    if grounded is not None and grounded.empty:
+        reason, kind = f"no item the log holds ({len(grounded.refused)} refused)", "ungrounded"
     billed_schema = schema if dialect == "stable" else None  # a grammar server bills none of it
     attempt = new_attempt(raw, call_tokens(messages, billed_schema, raw, tools), kind=kind)
     attempt["error"] = reason
-    if reason is None and text is not None:
-        event: EventBase = ColdSummary(round=day, through=request.through, text=text, summariser=label)
+    logged: list[EventBase] = []
+    if grounded is not None and grounded.refused:
+        logged.append(
+            SummaryItemsRefused(
+                round=day, through=request.through, refused=grounded.refused, summariser=label
+            )
+        )
+    if reason is None and grounded is not None:
+        event: EventBase = ColdSummary(
+            round=day,
+            through=request.through,
+            facts=grounded.facts,
+            speeches=grounded.speeches,
+            patterns=grounded.patterns,
+            summariser=label,
+        )
     else:
         event = SummaryFallback(round=day, through=request.through, reason=reason or "", summariser=label)
     prompt: Prompt = {
@@ -133,7 +158,7 @@ def dawn_summary(
         fallback_kind=kind if isinstance(event, SummaryFallback) else None,
     )
     traced_summary(day, label, messages, record)
-    return [dump_event(event)], [record]
+    return [dump_event(e) for e in (*logged, event)], [record]
 
 
 def summary(state: GameState, runtime: Runtime[GameContext]) -> GameUpdate:

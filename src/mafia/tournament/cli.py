@@ -11,7 +11,6 @@ import typer
 from rich.console import Console
 
 from mafia.arena.cli import (
-    URL,
     CancelOption,
     ConcurrencyOption,
     DetachOption,
@@ -20,6 +19,8 @@ from mafia.arena.cli import (
     RoundCapOption,
     ServerOption,
     add_queue_commands,
+    check_queue_options,
+    check_url,
     exit_if_unfinished,
     follow_queued,
     parse_model,
@@ -83,6 +84,14 @@ def tournament(
             help="Also play each deal once with each model alone at the table: shown apart, never rated.",
         ),
     ] = False,
+    design: Annotated[
+        str,
+        typer.Option(
+            help="How models are seated: mixed (every model at every table, one holding the Mafia) or "
+            "teams (two models a game, one the whole Mafia and the other the whole Town, then the "
+            "sides swapped on the same deal); teams tells two models apart in fewer games.",
+        ),
+    ] = "mixed",
     server: ServerOption = None,
     queue: QueueOption = False,
     detach: DetachOption = False,
@@ -97,8 +106,8 @@ def tournament(
     from mafia.tournament.run import run_tournament
 
     console = Console(highlight=False, stderr=True)
-    if server is not None and not URL.fullmatch(server):
-        raise SettingError(f"--server {server!r}: give the server's http:// or https:// URL")
+    check_url(server)
+    check_queue_options(queue, detach=detach, cancel=cancel)
     if not model or len(model) < 2:
         raise SettingError(
             "--model: give two or more models (repeat --model); a tournament seats them together"
@@ -132,6 +141,7 @@ def tournament(
         "server": server,
         "queue": queue,
         "self_play": self_play,
+        "design": design,
         "progress": not quiet and not queue,
         "on_start": started,
     }
@@ -191,6 +201,16 @@ def _print_standings(summary: JSON) -> None:
             f"{label}: rating {r['mu']:.1f} [{r['low']:.1f}, {r['high']:.1f}]", soft_wrap=True, markup=False
         )
     console.print(
-        f"{summary['finished']}/{summary['games']} games; summary: {summary['run']['folder']}/{SUMMARY_FILE}",
-        soft_wrap=True,
+        f"{games_line(summary)}; summary: {summary['run']['folder']}/{SUMMARY_FILE}", soft_wrap=True
     )
+
+
+def games_line(summary: JSON) -> str:
+    """The games played of all the tournament's games, as the progress bar counts them (self-play
+    games included), and the rated ones among them."""
+    line = f"{summary['played']}/{summary['scheduled']} games"
+    if summary["self_play_games"]:
+        line += (
+            f" ({summary['finished']} rated of {summary['games']}, {summary['self_play_games']} self-play)"
+        )
+    return line

@@ -1,8 +1,10 @@
-"""The tournament as one self-contained HTML page: the leaderboard with its intervals drawn, the
-ratings per role, the deceiver/detector chart, the head-to-head matrix of paired deals, cost and
-efficiency per model, the self-play games apart, and every game linked to its replay page. Plots
-are inline SVG (``mafia.tournament.svg``), styles inline, and nothing is loaded, so the file
-opens offline. Every figure comes from the standings (``standings.json`` holds them unrounded)."""
+"""The tournament as one self-contained HTML page: the warnings when the results do not tell the models
+apart, the leaderboard with its intervals drawn and rank ranges, how each model played (judged play,
+each metric defined in one line), the ratings per role, the deceiver/detector chart, the head-to-
+head matrix of paired deals, cost and efficiency per model, the self-play games apart, and every
+game linked to its replay page. Plots are inline SVG (``mafia.tournament.svg``), styles inline, and
+nothing is loaded, so the file opens offline. Every figure comes from the standings
+(``standings.json`` holds them unrounded)."""
 
 from __future__ import annotations
 
@@ -12,13 +14,34 @@ from html import escape
 from importlib.resources import files
 
 from mafia.arena.report import num, pct
+from mafia.arena.seat_play import BY_DAY, METRICS
 from mafia.commands.html_page import document
 from mafia.game.state import JSON
+from mafia.tournament.judged_view import (
+    JUDGED_NOTE,
+    RANK_NOTE,
+    by_day_rows,
+    figure,
+    metric_rows,
+    rank_range,
+    separation_rows,
+)
 from mafia.tournament.ratings import ROLES
+from mafia.tournament.spec import ASK_DEFAULTS
 from mafia.tournament.svg import Estimate, Point, colour_of, interval_chart, padded_range, scatter_chart
 
 GENERATOR = '<meta name="generator" content="mafia tournament report">'  # marks a page this module wrote
-ASKED = ("players", "games", "seed_start", "roles", "round_cap", "max_retries", "policies", "self_play")
+ASKED = (
+    "players",
+    "games",
+    "design",
+    "seed_start",
+    "roles",
+    "round_cap",
+    "max_retries",
+    "policies",
+    "self_play",
+)
 
 DECEPTION = (
     "Deception (vertical): of the games in which the model held the Mafia seats, the share the "
@@ -67,8 +90,14 @@ class Page:
         overall = ratings["overall"]
         ranked = sorted(overall, key=lambda m: -overall[m]["mu"])
         rows = [
-            [str(rank), self.model(m), _rating(overall[m]), _share(s["win_rates"][m]["all"])]
-            for rank, m in enumerate(ranked, start=1)
+            [
+                rank_range(s, m),
+                self.model(m),
+                _rating(overall[m]),
+                _share(s["win_rates"][m]["all"]),
+                figure(s["outcomes"][m]["advantage"]),
+            ]
+            for m in ranked
         ]
         chart = interval_chart(
             [self.estimate(m, overall[m]) for m in ranked], "Rating, 95% interval", "openskill rating"
@@ -78,8 +107,17 @@ class Page:
             f"<p>Openskill (Plackett-Luce) ratings from {ratings['games']} games, the Mafia team "
             f"against the Town team, averaged over {ratings['passes']} random orders of the games; "
             "95% intervals. Seats on the winning side: the share of the model's seats whose side won, "
-            "with its 95% Wilson interval.</p>"
-            + _table(["rank", "model", "rating [95% interval]", "seats on the winning side"], rows)
+            f"with its 95% Wilson interval. {escape(RANK_NOTE)}</p>"
+            + _table(
+                [
+                    "rank range",
+                    "model",
+                    "rating [95% interval]",
+                    "seats on the winning side",
+                    "wins above the roles' baseline [95%]",
+                ],
+                rows,
+            )
             + f'<figure class="plot">{chart}</figure>'
             + "<p>The sides' own ratings (what the table gives a side whoever plays it): "
             + f"{escape(sides)}.</p>"
@@ -131,6 +169,40 @@ class Page:
         return f'<p class="definition">{escape(DECEPTION)}</p><figure class="plot">{chart}</figure>' + _table(
             ["model", "deception: Mafia games won", "detection: exiles who were Mafia"], rows
         )
+
+    def judged(self) -> str:
+        """Every judged metric: its definition, a table per model and role, the calibration
+        metrics drawn with their intervals, by day too, and what separates each two models."""
+        out = [f"<p>{escape(JUDGED_NOTE)}</p>"]
+        for metric in METRICS:
+            out.append(f"<h3>{escape(metric.title)}</h3>")
+            out.append(f'<p class="definition">{escape(metric.definition)}</p>')
+            if metric.key in BY_DAY:
+                rows = self.s["judged"]["metrics"][metric.key]
+                estimates = [
+                    Estimate(m, f["value"], f["low"], f["high"], self.colour[m])
+                    for m in self.s["models"]
+                    if (f := rows[m]["all"]) is not None and f["low"] is not None
+                ]
+                if estimates:
+                    chart = interval_chart(estimates, f"{metric.title}, 95% interval", metric.key)
+                    out.append(f'<figure class="plot">{chart}</figure>')
+            out.append(self._plain_table(metric_rows(self.s, metric)))
+        out.append("<h3>Calibration by day</h3>")
+        out.append("<p>Each day's figures over the Town-side seats' last thoughts of the day.</p>")
+        out.append(self._plain_table(by_day_rows(self.s)))
+        out.append("<h3>What separates the models</h3>")
+        out.append(self._plain_table(separation_rows(self.s)))
+        return "".join(out)
+
+    def _plain_table(self, made: tuple[list[str], list[list[str]]]) -> str:
+        """A table of plain-text cells (escaped here), its first cell a model's name where it is one."""
+        headers, rows = made
+        cells = [
+            [self.model(row[0]) if row[0] in self.colour else escape(row[0]), *map(escape, row[1:])]
+            for row in rows
+        ]
+        return _table([escape(h) for h in headers], cells)
 
     @staticmethod
     def _point(share: JSON) -> Estimate:
@@ -254,7 +326,9 @@ class Page:
         return f'<a href="{escape(href)}">{escape(game)}</a>' if href else escape(game)
 
     def asked(self) -> str:
-        shown = {key: json.dumps(self.request.get(key), ensure_ascii=False) for key in ASKED}
+        shown = {
+            key: json.dumps(self.request.get(key, ASK_DEFAULTS.get(key)), ensure_ascii=False) for key in ASKED
+        }
         items = "".join(
             f"<li>{escape(key)}: <code>{escape(value)}</code></li>" for key, value in shown.items()
         )
@@ -274,6 +348,7 @@ def _shade(share: float) -> str:
 
 SECTIONS: tuple[tuple[str, str, Callable[[Page], str]], ...] = (
     ("leaderboard", "Leaderboard", Page.leaderboard),
+    ("judged-play", "How they play", Page.judged),
     ("ratings-by-role", "Ratings by role", Page.by_role),
     ("deceiver-detector", "Deceiver and detector", Page.deception),
     ("head-to-head", "Head to head", Page.head_to_head),
@@ -295,7 +370,8 @@ def render_page(s: JSON, request: JSON, title: str, replays: Mapping[str, str]) 
         f'<section id="{key}"><h2>{escape(heading)}</h2>{make(page)}</section>'
         for key, heading, make in SECTIONS
     )
-    header = f"<h1>Tournament: {escape(title)}</h1>\n<p>{escape(line)}</p>\n<nav>{nav}</nav>"
+    alerts = "".join(f'<p class="warning" role="alert">{escape(w)}</p>' for w in s["warnings"])
+    header = f"<h1>Tournament: {escape(title)}</h1>\n<p>{escape(line)}</p>\n{alerts}<nav>{nav}</nav>"
     return document(
         title=f"Mafia tournament: {title}",
         generator=GENERATOR,

@@ -10,19 +10,40 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mafia.arena.report import num, pct, table
+from mafia.arena.seat_play import METRICS
 from mafia.arena.spec import ArenaError, write_json
 from mafia.game.state import JSON
+from mafia.tournament.judged_view import (
+    JUDGED_NOTE,
+    RANK_NOTE,
+    by_day_rows,
+    figure,
+    metric_rows,
+    rank_range,
+    separation_rows,
+)
 from mafia.tournament.page_files import write_page
 from mafia.tournament.plot import ratings_plot
 from mafia.tournament.ratings import ROLES
 from mafia.tournament.results import load_tournament
+from mafia.tournament.spec import ASK_DEFAULTS
 from mafia.tournament.standings import standings
 
 REPORT_DIR = "report"
 REPORT_FILE = "report.md"
 STANDINGS_FILE = "standings.json"
 PLOT_FILE = "ratings.png"
-ASKED = ("players", "games", "seed_start", "roles", "round_cap", "max_retries", "policies", "models")
+ASKED = (
+    "players",
+    "games",
+    "design",
+    "seed_start",
+    "roles",
+    "round_cap",
+    "max_retries",
+    "policies",
+    "models",
+)
 
 
 def _rating(r: JSON | None) -> str:
@@ -37,10 +58,36 @@ def _leaderboard(s: JSON) -> list[str]:
     overall = s["ratings"]["overall"]
     ranked = sorted(overall, key=lambda m: -overall[m]["mu"])
     rows = [
-        [str(rank), m, _rating(overall[m]), _wins(s["win_rates"][m]["all"])]
-        for rank, m in enumerate(ranked, start=1)
+        [
+            rank_range(s, m),
+            m,
+            _rating(overall[m]),
+            _wins(s["win_rates"][m]["all"]),
+            figure(s["outcomes"][m]["advantage"]),
+        ]
+        for m in ranked
     ]
-    return table(["rank", "model", "rating [95% interval]", "seats on the winning side"], rows)
+    headers = ["rank range", "model", "rating [95% interval]", "seats on the winning side"]
+    return table([*headers, "wins above the roles' baseline [95%]"], rows)
+
+
+def _judged(s: JSON) -> list[str]:
+    out: list[str] = []
+    for metric in METRICS:
+        out += [f"### {metric.title}", "", metric.definition, "", *table(*metric_rows(s, metric))]
+    out += [
+        "### Calibration by day",
+        "",
+        "Each day's figures over the Town-side seats' last thoughts of the day.",
+        "",
+    ]
+    out += table(*by_day_rows(s))
+    out += ["### What separates the models", ""]
+    out += [
+        "The metrics whose 95% intervals for two models do not overlap, and whether their ratings' do not.",
+        "",
+    ]
+    return out + table(*separation_rows(s))
 
 
 def _by_role(s: JSON) -> list[str]:
@@ -121,16 +168,22 @@ def render(s: JSON, request: JSON, plot: str, title: str) -> str:
         line += f"; not counted, without a result: {', '.join(s['unfinished'])}"
     winners = ", ".join(f"{side} {n}" for side, n in s["winners"].items())
     out += [f"{line}. Winners: {winners}.", "", "What was asked (arena.json):", ""]
-    out += [f"- {key}: `{json.dumps(request.get(key), ensure_ascii=False)}`" for key in ASKED]
+    out += [
+        f"- {key}: `{json.dumps(request.get(key, ASK_DEFAULTS.get(key)), ensure_ascii=False)}`"
+        for key in ASKED
+    ]
+    if s["warnings"]:
+        out += ["", "## Warnings", "", *(f"- **{w}**" for w in s["warnings"])]
     sections: list[tuple[str, str, Callable[[JSON], list[str]]]] = [
         (
             "Leaderboard",
             f"Openskill (Plackett-Luce) ratings from {ratings['games']} games, the Mafia team against "
             f"the Town team, averaged over {ratings['passes']} random orders of the games; 95% "
             "intervals. Seats on the winning side: the share of the model's seats whose side won, "
-            "with its 95% Wilson interval.",
+            "with its 95% Wilson interval. " + RANK_NOTE,
             _leaderboard,
         ),
+        ("How they play", JUDGED_NOTE, _judged),
         ("Ratings by role", "Each model rated as each role, on the same scale.", _by_role),
         ("Win rates by role", "Seats of the role whose side won, with 95% Wilson intervals.", _win_rates),
         (

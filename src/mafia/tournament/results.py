@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mafia.arena.logs import read_json, read_jsonl, read_prompts
+from mafia.arena.logs import read_events, read_json, read_jsonl, read_prompts
+from mafia.arena.seat_play import Tally, seat_tallies
 from mafia.arena.spec import ARENA_FILE, GAMES_DIR, RESULT_FILE, ArenaError
 from mafia.game.rules import ROLES, Role
 from mafia.game.state import JSON
@@ -27,7 +28,7 @@ class TableResult:
     """One finished game: its run id, its deal's seed, the winner (town, mafia or draw), each seat's
     model label and role in seat order, each model's costs over its seats, the summariser's (a
     policy with summaries: calls and billed tokens of no seat), the role of each player the Town
-    exiled by vote (in order) and the rounds played."""
+    exiled by vote (in order), the rounds played and each seat's judged-play tallies."""
 
     game: str
     seed: int
@@ -37,6 +38,8 @@ class TableResult:
     summaries: dict[str, float] = field(default_factory=dict)
     exiled: tuple[str, ...] = ()
     rounds: int = 0
+    play: tuple[Tally, ...] = ()
+    """How each seat played (``seat_play.seat_tallies``), in seat order."""
 
     @property
     def self_play(self) -> bool:
@@ -94,7 +97,8 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
     label_of = dict(zip(players, labels, strict=True))
     records: dict[str, list[JSON]] = {label: [] for label in labels}
     summaries = {"calls": 0.0, "billed_tokens": 0.0}
-    for number, record in enumerate(read_prompts(folder / "prompts.jsonl"), start=1):
+    prompts = read_prompts(folder / "prompts.jsonl")
+    for number, record in enumerate(prompts, start=1):
         attempts = record.get("attempts", [])
         billed = sum(float(a.get("billed_tokens") or 0) for a in attempts)
         if record.get("action") == SUMMARY_ACTION:  # the summariser's call: no seat's
@@ -109,7 +113,9 @@ def read_table(folder: Path, game: str, labels: list[str]) -> TableResult:
     seed = int(read_json(folder / RESULT_FILE)["seed"])
     exiled = tuple(roles[e["player"]] for e in events if e.get("type") == "elimination")
     rounds = max((int(e.get("round") or 0) for e in events), default=0)
-    return TableResult(game, seed, str(over["winner"]), seats, costs, summaries, exiled, rounds)
+    tallies = seat_tallies(read_events(folder / "events.jsonl"), prompts)
+    play = tuple(tallies.get(name, {}) for name in players)
+    return TableResult(game, seed, str(over["winner"]), seats, costs, summaries, exiled, rounds, play)
 
 
 def load_tournament(folder: str | Path) -> Tournament:

@@ -1,6 +1,6 @@
-"""``run_tournament``: games at mixed tables, balanced over the tournament, played as an arena's
-games are (a local pool of threads or a LangGraph server, resumable, with the arena's progress bar
-and logs), then rated from their logs."""
+"""``run_tournament``: games at mixed tables (or two models side against side), balanced over
+the tournament, played as an arena's games are (a local pool of threads or a LangGraph server,
+resumable, with the arena's progress bar and logs), then rated from their logs."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from mafia.context.policy import DEFAULT_POLICY, ContextPolicy
 from mafia.game.state import JSON
 from mafia.tournament.ratings import PASSES
 from mafia.tournament.results import load_tournament
-from mafia.tournament.spec import KIND, TournamentSpec
+from mafia.tournament.spec import KIND, MIXED, TournamentSpec
 from mafia.tournament.standings import standings
 
 
@@ -36,6 +36,7 @@ def run_tournament(
     progress: bool = False,
     passes: int = PASSES,
     self_play: bool = False,
+    design: str = MIXED,
     on_start: Callable[[Path, int], None] | None = None,
     stop: Event | None = None,
 ) -> JSON:
@@ -44,7 +45,9 @@ def run_tournament(
 
     Each deal (from ``seed_start``) is played once per model, each model holding the Mafia once
     and the others sharing the Town, so every model holds every seat and role equally often;
-    ``games`` is a multiple of the number of models. ``models`` are as for
+    ``games`` is a multiple of the number of models. With ``design="teams"`` each deal is played
+    instead once per ordered pair of models, one the whole Mafia and the other the whole Town (each
+    pair both ways round), and ``games`` is a multiple of the number of such pairs. ``models`` are as for
     ``run_arena`` (specs, settings, chat models, a label mapping, or Contestants without per-seat
     models). Without ``tournament_id`` the id is derived from the ask, so the same call resumes a
     stopped tournament; ``on_start``, ``stop``, ``server``, ``queue`` and KeyboardInterrupt behave as
@@ -65,6 +68,7 @@ def run_tournament(
         round_cap=round_cap,
         max_retries=max_retries,
         self_play=self_play,
+        design=design,
     )
     folder, played = play_ask(
         spec,

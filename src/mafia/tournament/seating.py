@@ -7,6 +7,10 @@ model ever plays on both sides. A deal is played once per model (``turn`` 0, 1, 
 games, the same deal played again with the models swapped. Turn by turn the Mafia passes to the
 next model and every Town block moves one model on, so over a deal's games every model holds every
 seat, and so every role, exactly once.
+
+The ``teams`` design seats one model as the whole Mafia and another as the whole Town, then
+swaps them on the same deal (``team_seating``, ``team_pairs``): the two models meet side against
+side, no third model blurring who won the game.
 """
 
 from __future__ import annotations
@@ -30,3 +34,15 @@ def seating(seats: Sequence[Seat], models: int, turn: int) -> tuple[int, ...]:
         block = position * blocks // len(town)
         model_of[number] = (mafia_model + 1 + block) % models
     return tuple(model_of.get(s.seat, mafia_model) for s in seats)
+
+
+def team_seating(seats: Sequence[Seat], mafia_model: int, town_model: int) -> tuple[int, ...]:
+    """The model of each seat, in seat order, when one model holds every Mafia seat and another
+    every other seat (the ``teams`` design)."""
+    return tuple(mafia_model if on_mafia(s.role) else town_model for s in seats)
+
+
+def team_pairs(models: int) -> list[tuple[int, int]]:
+    """The (Mafia, Town) model pairs a deal is played with in the ``teams`` design: every ordered
+    pair of two models, so each pair plays the deal both ways round, the sides swapped."""
+    return [(mafia, town) for mafia in range(models) for town in range(models) if mafia != town]

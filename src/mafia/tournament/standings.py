@@ -7,10 +7,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from mafia.arena.bootstrap import draws
 from mafia.arena.stats import rate, wilson
 from mafia.game.state import JSON
+from mafia.tournament.judged import judged_play, outcomes
+from mafia.tournament.judged_view import warnings
 from mafia.tournament.ratings import PASSES, ROLES, rate_tables
 from mafia.tournament.results import COSTS, TableResult, Tournament, side_of
+from mafia.tournament.spec import MIXED
+
+SCHEMA = "mafia-standings/1"
+"""The version of standings.json's layout (docs/arenas-and-tournaments.md, "standings.json"): a
+field's meaning never changes under one version."""
 
 
 def _share(wins: int, trials: int) -> JSON:
@@ -157,16 +165,24 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
     tables = [t for t in tournament.tables if not t.self_play]
     alone = [t for t in tournament.tables if t.self_play]
     winners = Counter(t.winner for t in tables)
-    return {
+    resamples = draws(len(tables))
+    out: JSON = {
+        "schema": SCHEMA,
         "tournament": request.get("id"),
+        "design": request.get("design", MIXED),
         "players": request.get("players"),
         "policy": request["policies"][0],
         "models": labels,
         "games": request.get("games"),
         "finished": len(tables),
+        "self_play_games": len(alone),
+        "played": len(tournament.tables),
+        "scheduled": len(tournament.tables) + len(tournament.unfinished),
         "unfinished": tournament.unfinished,
         "winners": {side: winners.get(side, 0) for side in ("town", "mafia", "draw")},
         "ratings": rate_tables(tables, passes),
+        "outcomes": outcomes(tables, labels, resamples),
+        "judged": judged_play(tables, labels, resamples),
         "win_rates": win_rates(tables, labels),
         "deception_detection": deception_detection(tables, labels),
         "head_to_head": head_to_head(tables, labels),
@@ -178,3 +194,5 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
         "self_play": self_play(alone, labels) if request.get("self_play") else None,
         "game_list": game_list(tournament.tables),
     }
+    out["warnings"] = warnings(out)
+    return out

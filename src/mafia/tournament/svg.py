@@ -141,6 +141,46 @@ class Point:
     colour: str = PALETTE[0]
 
 
+NEAR = 12.0  # pixels: dots closer than this on both axes would hide each other
+LINE = 14.0  # pixels: a label's line height
+CHAR = 7.5  # pixels: an upper bound on a character's width at the chart's font size
+
+
+def _spread_coinciding(
+    spots: Sequence[tuple[float, float]], labels: Sequence[str]
+) -> list[tuple[float, float, float]]:
+    """Each point's drawn centre and its label's baseline. Dots that (nearly) coincide are set side
+    by side, ``NEAR`` / 2 pixels apart across their common place; a label that would cross one
+    already placed moves up a line at a time until it is clear, so every dot and name stays
+    readable; a point alone stays where it is."""
+    groups: list[list[int]] = []
+    for k, (x, y) in enumerate(spots):
+        home = next(
+            (g for g in groups if abs(spots[g[0]][0] - x) < NEAR and abs(spots[g[0]][1] - y) < NEAR), None
+        )
+        if home is None:
+            groups.append([k])
+        else:
+            home.append(k)
+    centres: list[tuple[float, float]] = list(spots)
+    for group in groups:
+        for place, k in enumerate(group):
+            x, y = spots[k]
+            centres[k] = (x + (place - (len(group) - 1) / 2) * NEAR / 2, y)
+    placed: list[tuple[float, float, float]] = []  # left, baseline, right of each label drawn
+    out = []
+    for (x, y), label in zip(centres, labels, strict=True):
+        left, right, baseline = x + 8, x + 8 + CHAR * len(label), y - 8
+        while any(
+            left < r and l < right and abs(baseline - b) < LINE
+            for l, b, r in placed  # noqa: E741
+        ):
+            baseline -= LINE
+        placed.append((left, baseline, right))
+        out.append((x, y, baseline))
+    return out
+
+
 def scatter_chart(points: Sequence[Point], title: str, x_label: str, y_label: str, size: float = 420) -> str:
     """Points with a cross of intervals each, on axes from 0% to 100%, with a line at 50% on each."""
     left, top, right, bottom = 56.0, 28.0, size - 16, size - 44
@@ -164,14 +204,16 @@ def scatter_chart(points: Sequence[Point], title: str, x_label: str, y_label: st
     dash = 'stroke="#98a2b3" stroke-dasharray="4 4"'
     body.append(f'<line x1="{half_x}" x2="{half_x}" y1="{_n(top)}" y2="{_n(bottom)}" {dash}/>')
     body.append(f'<line x1="{_n(left)}" x2="{_n(right)}" y1="{half_y}" y2="{half_y}" {dash}/>')
-    for p in points:
-        cx, cy = x_axis.at(p.x.value), y_axis.at(p.y.value)
+    spots = _spread_coinciding(
+        [(x_axis.at(p.x.value), y_axis.at(p.y.value)) for p in points], [p.label for p in points]
+    )
+    for p, (cx, cy, label_y) in zip(points, spots, strict=True):
         body += _interval(x_axis.at(p.x.low), x_axis.at(p.x.high), cy, p.colour, cap=4)
         body += [
             f'<line x1="{_n(cx)}" x2="{_n(cx)}" y1="{_n(y_axis.at(p.y.low))}" y2="{_n(y_axis.at(p.y.high))}" '
             f'stroke="{p.colour}" stroke-width="2"/>',
             f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="5" fill="{p.colour}"/>',
-            f'<text x="{_n(cx + 8)}" y="{_n(cy - 8)}" fill="{p.colour}" font-weight="600">'
+            f'<text x="{_n(cx + 8)}" y="{_n(label_y)}" fill="{p.colour}" font-weight="600">'
             f"{escape(p.label)}</text>",
         ]
     return _svg(size, size, title, body)

@@ -88,6 +88,8 @@ def _fill_beliefs(ctx: Ctx, decision: Decision) -> None:
     for p in b.others:
         if p in b.partners:
             decision.suspicions.append((p, 0, "My Mafia partner."))
+        elif ctx.sloppy():  # a weaker player's belief is as careless as its choices
+            decision.suspicions.append((p, ctx.rng.randint(0, 10), "A guess."))
         else:
             note = private_note(b, p)
             decision.suspicions.append((p, b.level(p), note[:1].upper() + note[1:] + "."))

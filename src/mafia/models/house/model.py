@@ -51,16 +51,9 @@ from pydantic import BaseModel, Field
 
 from mafia.models.house.decisions import Decision, Knobs, decide
 from mafia.models.house.prompt_reading import PromptView, moment_text, read_prompt
-from mafia.models.house.recalling import (
-    RECALL_TOOL,
-    asks_summary,
-    conversation,
-    offers_recall,
-    recall_query,
-    summary_args,
-    use_recall,
-)
+from mafia.models.house.recalling import RECALL_TOOL, conversation, offers_recall, recall_query, use_recall
 from mafia.models.house.schema_fill import fill
+from mafia.models.house.summarising import asks_summary, summary_args
 
 __all__ = ["HouseModel", "prompt_text"]
 
@@ -78,7 +71,8 @@ class HouseModel(BaseChatModel):
     seed: int = 0
     """Seeds every choice together with the prompt text: same seed and messages, same answer."""
     skill: float = Field(default=1.0, ge=0.0, le=1.0)
-    """Chance of the reasoned choice; otherwise a random legal one (a weaker baseline)."""
+    """Chance of the reasoned choice (and suspicion level); otherwise a random legal one (a random
+    level): a weaker baseline."""
     aggression: float = Field(default=0.5, ge=0.0, le=1.0)
     """Readiness to nominate and vote on thin evidence, make early reads and counterclaim."""
     chaos: float = Field(default=0.0, ge=0.0, le=1.0)

@@ -1,11 +1,9 @@
-"""The house model's use of the ``recall`` tool and its summaries, read from the messages alone.
+"""The house model's use of the ``recall`` tool, read from the messages alone.
 
 Recall: on a speech or a vote, when words the prompt once held in full are gone from it (days
 compressed or summarised, today's speeches trimmed to facts, beliefs archived), the house searches
 its record once for what its top suspect said, if no word of that player's is left in the prompt,
-then answers with the first hit in its reasoning. Summaries: from the summariser's prompt alone it
-writes the day lines it was asked to keep, after the previous summary's, and a story naming the
-role claims so far, deterministically.
+then answers with the first hit in its reasoning. (Its summaries: ``summarising``.)
 """
 
 from __future__ import annotations
@@ -16,20 +14,15 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from mafia.context.memory import ARCHIVED_NOTE
-from mafia.context.summary import SUMMARY_HEADER
-from mafia.context.transcript_text import COMPRESSED_LABEL, STORY, TRIMMED_LABEL
+from mafia.context.transcript_text import COMPRESSED_LABEL, TRIMMED_LABEL
 from mafia.models.house.prompt_reading import PromptView
 from mafia.models.house.tactics import Decision
-from mafia.prompts import anchors
 
 RECALL_TOOL = "recall"
-SUMMARY_FIELDS = frozenset({"summary"})
 _RECALL_ACTIONS = ("speak", "vote")
 _SUMMARY_MARK = "Summary of Days 1-"
 # What a prompt says when words it once held in full are gone from it.
 OLD_FACTS_GONE = (COMPRESSED_LABEL, _SUMMARY_MARK, TRIMMED_LABEL, ARCHIVED_NOTE)
-_FACTS = "Facts to keep, one line per day:"
-_STORY_WORDS = 120
 
 
 def conversation(messages: Sequence[BaseMessage]) -> tuple[list[BaseMessage], list[str]]:
@@ -77,36 +70,3 @@ def use_recall(decision: Decision, answers: Sequence[str]) -> Decision:
     return Decision(
         decision.action, fields, decision.suspicions, decision.relationships, decision.pattern_notes
     )
-
-
-def _between(text: str, start: str, end: str) -> str:
-    head, _, rest = text.partition(start)
-    return rest.partition(end)[0] if head != text else ""
-
-
-def asks_summary(text: str, fields: frozenset[str]) -> bool:
-    """Whether a call is the summariser's: a schema of the summary alone, or the turn's schema
-    under a prompt whose own part is the summariser's (after the part it shares with the turns)."""
-    return fields == SUMMARY_FIELDS or SUMMARY_HEADER in text
-
-
-def summary_args(text: str, fields: frozenset[str]) -> dict[str, Any]:
-    """The summariser's answer, in the field the schema has for it."""
-    return {"summary" if fields == SUMMARY_FIELDS else "text": write_summary(text)}
-
-
-def write_summary(text: str) -> str:
-    """The summary the summariser's prompt asks for: the previous day lines, the new days' fact
-    lines, and a story of at most 120 words naming every role claim so far (read from the
-    summariser's own part: the transcript before it holds later claims)."""
-    text = text.partition(SUMMARY_HEADER)[2] or text
-    previous = _between(text, "[PREVIOUS SUMMARY]", "[DAYS TO ADD")
-    days = [line.strip() for line in previous.split("\n") if anchors.DAY_HEADER.match(line.strip())]
-    facts = _between(text, _FACTS, "\n\n")
-    days += [line.strip() for line in facts.split("\n") if anchors.DAY_HEADER.match(line.strip())]
-    claims = [f"{m['player']} as {m['role']} (day {m['day']})" for m in anchors.CLAIM_LINE.finditer(text)]
-    story = "Role claims: " + ", ".join(claims) + "." if claims else "No one has claimed a role."
-    words = story.split()
-    if len(words) > _STORY_WORDS:
-        story = " ".join(words[:_STORY_WORDS])
-    return "\n".join([*days, f"{STORY} {story}"])

@@ -2,8 +2,10 @@
 something without an API key: ``house`` (every choice reasoned), ``house-sloppy`` (half its choices
 a random legal one) and ``random-legal`` (every choice a random legal one), each with ``:SEED``.
 
-They differ only in the house model's ``skill`` knob, the chance of the reasoned choice, so the
-three play the same game with the same wording and answer format and only the judgement differs.
+They differ only in the house model's ``skill`` knob, the chance of the reasoned choice (and of the
+reasoned suspicion level of each player, else a random level), so the three play the same game
+with the same wording and answer format and only the judgement differs: ``random-legal``'s stated
+beliefs are chance, which judged play's calibration metrics are checked against.
 ``house-paired`` is ``house`` with its dice seeded by the decision's moment rather than the whole
 prompt (``HouseModel.paired_dice``): an arena of context policies with it compares what the
 policies show, free of the dice that any change of wording otherwise rolls anew.
