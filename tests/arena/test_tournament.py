@@ -19,7 +19,7 @@ from arena_helpers import interrupted, logs_of, run_stopped
 from mafia.arena import run_arena
 from mafia.arena.spec import ArenaError, Contestant, label_for
 from mafia.cli import app
-from mafia.context.policy import policy_by_name
+from mafia.context.policy import DEFAULT_POLICY, policy_by_name
 from mafia.game.rules import Role, Seat, on_mafia
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.house import HouseModel
@@ -102,12 +102,12 @@ def test_paired_games_replay_the_same_deal_with_the_models_swapped(tmp_path: Pat
     assert summary["finished"] == 4 and summary["run"]["unfinished"] == {}
     seating_of = json.loads((folder / "arena.json").read_text())["seating"]
     for seed in (0, 1):
-        a, b = (folder / "games" / "seed-window" / f"turn-{k}" / f"seed-{seed}" for k in (0, 1))
+        a, b = (folder / "games" / DEFAULT_POLICY / f"turn-{k}" / f"seed-{seed}" for k in (0, 1))
         runs = [json.loads((f / "run.json").read_text()) for f in (a, b)]
         assert runs[0]["config"] == runs[1]["config"]
         deals = [[e for e in _events(f) if e["type"] == "role_assigned"] for f in (a, b)]
         assert deals[0] == deals[1]  # the same cards
-        labels = [seating_of[f"seed-window/turn-{k}/seed-{seed}"] for k in (0, 1)]
+        labels = [seating_of[f"{DEFAULT_POLICY}/turn-{k}/seed-{seed}"] for k in (0, 1)]
         swap = {"house": "random-legal", "random-legal": "house"}
         assert labels[1] == [swap[m] for m in labels[0]]  # every seat's model swapped
         seat_models = [r["seat_models"] for r in runs]
@@ -353,7 +353,7 @@ def test_a_tournament_needs_two_models_that_fit_the_table() -> None:
 def test_a_report_of_a_damaged_or_foreign_folder_is_one_line(tmp_path: Path) -> None:
     run_tournament(games=2, models=["house", "random-legal"], players=5, out=tmp_path, tournament_id="d")
     run_arena(games=1, players=5, out=tmp_path, arena_id="a")
-    events = tmp_path / "tournament-d" / "games" / "seed-window" / "turn-1" / "seed-0" / "events.jsonl"
+    events = tmp_path / "tournament-d" / "games" / DEFAULT_POLICY / "turn-1" / "seed-0" / "events.jsonl"
     with events.open("a") as log:
         log.write("{not json\n")
     for folder, message in (

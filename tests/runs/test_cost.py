@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 import arena_logs
 from fakes import Ask, Script, Searcher
+from fakes.openai_server import openai_server, task_of
 from mafia.arena.calls import calls, critical_path_calls
 from mafia.arena.game import GameTally
 from mafia.arena.progress import ArenaProgress
@@ -24,8 +25,8 @@ from mafia.cli import app
 from mafia.context.policy import POLICIES
 from mafia.play.runner import run_game
 from mafia.records.call_kinds import kinds_of
+from mafia.records.call_records import new_attempt
 from mafia.records.cost import cost_line, cost_of, run_cost
-from fakes.openai_server import openai_server, task_of
 
 runner = CliRunner()
 PRICES = {"input": 2.5, "cached_input": 1.25, "output": 10.0}
@@ -103,6 +104,25 @@ def test_a_game_without_prices_shows_no_money(tmp_path: Path) -> None:
     cost = run_cost(tmp_path / "game-7p-seed1")
     assert cost.money is None and cost.reported_prompt is None
     assert "$" not in cost_line(cost) and f"{cost.calls} calls" in played.output
+    assert cost.dialects == {"stable": cost.calls} and "stable schema dialect" in played.output
+
+
+@pytest.mark.parametrize(
+    ("dialects", "said"),
+    [
+        (["stable", "stable"], "2 calls, stable schema dialect, "),
+        (["grammar", "grammar", None], "3 calls, grammar schema dialect, "),
+        (["stable", "grammar", "grammar"], "3 calls, schema dialects grammar 2, stable 1, "),
+        ([None], "1 calls, 0 re-asks"),
+    ],
+)
+def test_the_cost_line_says_which_schema_dialect_the_calls_were_asked_in(
+    dialects: list[str | None], said: str
+) -> None:
+    """Each call's dialect is on its attempt (``schema``); a person's answer has none."""
+    tokens = {"prompt_tokens": 10, "schema_tokens": 0, "output_tokens": 1}
+    records = [{"attempts": [new_attempt("{}", tokens, schema=d)]} for d in dialects]
+    assert said in cost_line(cost_of(records))
 
 
 def misguard(ask: Ask) -> dict[str, Any] | None:
