@@ -20,10 +20,12 @@ from mafia.game.state import JSON
 from mafia.tournament.judged_view import (
     JUDGED_NOTE,
     RANK_NOTE,
+    SWISS_NOTE,
     by_day_rows,
     figure,
     metric_rows,
     rank_range,
+    round_rows,
     separation_rows,
 )
 from mafia.tournament.ratings import ROLES
@@ -35,6 +37,7 @@ ASKED = (
     "players",
     "games",
     "design",
+    "rounds",
     "seed_start",
     "roles",
     "round_cap",
@@ -321,6 +324,11 @@ class Page:
             out.append(f"<p>Not finished, so not counted: {escape(', '.join(unfinished))}.</p>")
         return "".join(out)
 
+    def rounds(self) -> str:
+        if self.s["pairings"] is None:
+            return "<p>Not a swiss tournament: its rounds are asked with <code>--design swiss</code>.</p>"
+        return f"<p>{escape(SWISS_NOTE)}</p>" + self._plain_table(round_rows(self.s))
+
     def _link(self, game: str) -> str:
         href = self.replays.get(game)
         return f'<a href="{escape(href)}">{escape(game)}</a>' if href else escape(game)
@@ -354,6 +362,7 @@ SECTIONS: tuple[tuple[str, str, Callable[[Page], str]], ...] = (
     ("head-to-head", "Head to head", Page.head_to_head),
     ("cost", "Cost and efficiency", Page.costs),
     ("self-play", "Self-play", Page.self_play),
+    ("swiss-rounds", "Swiss rounds", Page.rounds),
     ("games", "Games", Page.games),
     ("asked", "What was asked", Page.asked),
 )
