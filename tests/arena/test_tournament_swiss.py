@@ -12,8 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from arena_helpers import logs_of
+from mafia.arena.spec import label_for
 from mafia.cli import app
 from mafia.tournament.pairing import Round, default_rounds, first_order, pair_round, standing
+from mafia.tournament.results import load_tournament
+from mafia.tournament.swiss import scores
 
 FOUR = ["house", "house-sloppy", "random-legal", "house:7"]
 
@@ -69,7 +72,8 @@ def _swiss(out: Path, *more: str) -> list[str]:
 def test_a_swiss_tournament_plays_resumes_alike_and_counts_the_same_everywhere(tmp_path: Path) -> None:
     played = CliRunner().invoke(app, [*_swiss(tmp_path), "--concurrency", "2"])
     assert played.exit_code == 0, played.output
-    assert "round 2/2: 8/8 games" in played.output and "\n8/8 games; summary" in played.output
+    assert "round 1/2: 4/8 games" in played.output and "round 2/2: 8/8 games" in played.output
+    assert "\n8/8 games; summary" in played.output
     (folder,) = tmp_path.glob("tournament-*")
     asked = json.loads((folder / "arena.json").read_text())
     labels = set(asked["models"])
@@ -78,6 +82,12 @@ def test_a_swiss_tournament_plays_resumes_alike_and_counts_the_same_everywhere(t
     for pairs in rounds:
         assert sorted(m for p in pairs for m in p) == sorted(labels)  # every model plays each round
     assert not {frozenset(p) for p in rounds[0]} & {frozenset(p) for p in rounds[1]}  # no pair twice
+    # Round two follows the standing after round one's games, read back from their logs.
+    first = [t for t in load_tournament(folder).tables if t.seed == asked["seeds"][0]]
+    order = first_order([label_for(m) for m in FOUR], 0)
+    assert pair_round(standing(scores(first, order), order), [Round(tuple(rounds[0]))]).pairs == tuple(
+        rounds[1]
+    )
     for number, seed in enumerate(asked["seeds"]):  # one deal a round: each pair both ways round
         games = {k: v for k, v in asked["seating"].items() if k.endswith(f"/seed-{seed}")}
         sides = sorted((v[0], next(m for m in v if m != v[0])) for v in games.values())
@@ -100,6 +110,21 @@ def test_a_swiss_tournament_plays_resumes_alike_and_counts_the_same_everywhere(t
     assert (again["run"]["played"], again["run"]["skipped"]) == (1, 7)  # no game played twice
     assert logs_of(folder) == logs  # the same pairings, byte for byte the same games
     assert {k: v for k, v in again.items() if k != "run"} == {k: v for k, v in summary.items() if k != "run"}
+    # Stopped between the rounds: round two neither paired nor played; it is paired again alike.
+    round_two = [k for k in asked["seating"] if k.endswith(f"/seed-{asked['seeds'][1]}")]
+    for game in round_two:
+        shutil.rmtree(folder / "games" / game)
+    (folder / "games" / "checkpoints.sqlite").unlink()
+    cut = {**asked, "pairings": asked["pairings"][:1]}
+    cut["seating"] = {k: v for k, v in asked["seating"].items() if k not in round_two}
+    (folder / "arena.json").write_text(json.dumps(cut))
+    boundary = CliRunner().invoke(app, [*_swiss(tmp_path), "--concurrency", "2", "--quiet"])
+    assert boundary.exit_code == 0, boundary.output
+    assert json.loads((folder / "summary.json").read_text())["run"]["played"] == 4
+    assert (
+        logs_of(folder) == logs
+        and json.loads((folder / "arena.json").read_text())["pairings"] == asked["pairings"]
+    )
 
     page = tmp_path / "page.html"
     report = CliRunner().invoke(app, ["tournament", "report", str(folder), "--html", str(page)])
