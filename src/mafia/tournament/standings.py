@@ -178,7 +178,7 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
         "self_play_games": len(alone),
         "played": len(tournament.tables),
         "scheduled": all_games(
-            int(request["games"]), len(request["seeds"]), len(labels), bool(request.get("self_play"))
+            int(request["games"]), len(request.get("seeds", ())), len(labels), bool(request.get("self_play"))
         ),
         "rounds": request.get("rounds"),
         "pairings": [
