@@ -333,7 +333,7 @@ def test_any_deal_seats_one_mafia_model_and_rotates_every_seat_through_every_mod
     roles: list[Role], data: st.DataObject
 ) -> None:
     deal = tuple(Seat(n, f"Player {n}", role) for n, role in enumerate(roles, start=1))
-    town = sum(1 for r in roles if not on_mafia(r))
+    town = sum(1 for r in roles if not on_mafia(r))  # the Mafia's side: the Mafia and the Godfather
     models = data.draw(st.integers(min_value=2, max_value=town + 1))
     games = [seating(deal, models, turn) for turn in range(models)]
     for turn, game in enumerate(games):

@@ -32,7 +32,7 @@ from mafia.models.house.prompt_reading import read_prompt
 from mafia.prompts import anchors
 
 CASES = context_cases()
-ROLE_SECTIONS = {Role.MAFIA: "mafia_info", Role.DETECTIVE: "investigations"}
+ROLE_SECTIONS = {Role.MAFIA: "mafia_info", Role.GODFATHER: "mafia_info", Role.DETECTIVE: "investigations"}
 
 
 def names(prompt: RenderedPrompt) -> list[str]:

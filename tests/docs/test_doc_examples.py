@@ -29,7 +29,6 @@ from fakes.openai_server import openai_server
 from mafia.run.game_file import parse_game_file
 
 ANSWERS = "1\n" * 5000
-PAGES = [p.relative_to(ROOT).as_posix() for p in pages()]
 
 
 def test_every_block_names_a_known_language() -> None:
@@ -103,6 +102,10 @@ def run_blocks(page: list[Block], work: Path, base_url: str) -> None:
             f"{block.where} ({block.lang}) exited with {done.returncode}\n{code}\n"
             f"--- stderr ---\n{done.stderr[-4000:]}\n--- stdout ---\n{done.stdout[-2000:]}"
         )
+
+
+# the pages with an example to run (the others hold only drawings, output or skipped blocks)
+PAGES = [p.relative_to(ROOT).as_posix() for p in pages() if runnable(p)]
 
 
 @pytest.mark.slow
