@@ -53,7 +53,11 @@ def tournament(
     ctx: typer.Context,
     model: Annotated[list[str] | None, typer.Option(help=MODEL_HELP, show_default=False)] = None,
     games: Annotated[
-        int, typer.Option(help="Games in all: each deal is played once per model, so a multiple of them.")
+        int,
+        typer.Option(
+            help="Games in all: a multiple of one deal's games (mixed: one per model; teams: one per "
+            "ordered pair; swiss: rounds × 2 × the pairs of a round)."
+        ),
     ] = 30,
     players: Annotated[int, typer.Option(help="Seats at every table (5-16).")] = 8,
     policy: Annotated[
