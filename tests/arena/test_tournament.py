@@ -4,6 +4,7 @@ from their logs; the offline models of graded strength they are played with."""
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from openskill.models import PlackettLuce
 from typer.testing import CliRunner
 
 from arena_helpers import interrupted, logs_of, run_stopped
@@ -22,7 +24,7 @@ from mafia.game.rules import Role, Seat, on_mafia
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.house import HouseModel
 from mafia.tournament import run_tournament
-from mafia.tournament.ratings import rate_tables
+from mafia.tournament.ratings import rate_tables, summarize_passes
 from mafia.tournament.results import TableResult
 from mafia.tournament.seating import seating
 from mafia.tournament.spec import TournamentSpec
@@ -221,6 +223,49 @@ def test_ratings_follow_who_wins_and_do_not_depend_on_the_order_given() -> None:
         w: rate_tables(_fixed_sides(w), passes=2)["overall"]["t"]["mu"] for w in ("mafia", "draw", "town")
     }
     assert town_mu["mafia"] < town_mu["draw"] < town_mu["town"]
+
+
+def _normal_mass(low: float, high: float, mu: float, sigma: float) -> float:
+    """The mass of N(mu, sigma) between ``low`` and ``high``."""
+    scale = sigma * math.sqrt(2)
+    return 0.5 * (math.erf((high - mu) / scale) - math.erf((low - mu) / scale))
+
+
+@pytest.mark.parametrize(
+    ("passes", "spread"),
+    [
+        ([(0.0, 1.0), (2.0, 1.0)], math.sqrt(2.0)),  # order and passes alike: 1 + 1
+        ([(0.0, 0.1), (4.0, 0.1)], math.sqrt(4.01)),  # the order moved the mean most
+        ([(5.0, 3.0), (5.0, 3.0), (5.0, 3.0)], 3.0),  # no order effect: the passes' own sigma
+    ],
+    ids=["even", "order-heavy", "order-free"],
+)
+def test_a_ratings_interval_covers_what_its_passes_say(
+    passes: list[tuple[float, float]], spread: float
+) -> None:
+    """A rating over passes is a mixture of the passes' normals: its spread is the law of total
+    variance's (worked out by hand here), and its stated 95% interval holds at least 95% of the
+    mixture, so it is never narrower than the passes say."""
+    rating = summarize_passes(passes)
+    assert rating["mu"] == pytest.approx(sum(mu for mu, _ in passes) / len(passes))
+    assert rating["sigma"] == pytest.approx(spread)
+    mass = sum(_normal_mass(rating["low"], rating["high"], mu, sigma) for mu, sigma in passes) / len(passes)
+    assert mass >= 0.95 - 1e-9  # exactly 0.95 for one normal
+
+
+def test_one_game_rated_once_is_openskills_own_update() -> None:
+    """With every entity once in one game, a rating is exactly what openskill's Plackett-Luce
+    gives: its mean and its sigma (the variance a game removes is subtracted, never added)."""
+    seats = (("m", "Mafia"), ("t", "Detective"), ("m", "Mafia"), ("t", "Town"), ("t", "Doctor"))
+    for winner, ranks in (("mafia", [1.0, 2.0]), ("town", [2.0, 1.0])):
+        ratings = rate_tables([TableResult("g", 0, winner, seats)], passes=1)
+        model = PlackettLuce()
+        teams = [[model.rating(), model.rating()], [model.rating(), model.rating()]]  # [side, model]
+        (_, mafia), (_, town) = model.rate(teams, ranks=ranks)
+        for label, want in (("m", mafia), ("t", town)):
+            got = ratings["overall"][label]
+            assert (got["mu"], got["sigma"]) == (pytest.approx(want.mu), pytest.approx(want.sigma))
+            assert got["sigma"] < model.sigma  # a game rated narrows the interval
 
 
 def test_house_variants_are_model_specs_of_graded_skill() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -14,11 +15,16 @@ import pytest
 from langchain_core.messages import ToolMessage
 from typer.testing import CliRunner
 
+import arena_logs
 from fakes import Ask, Script, Searcher
+from mafia.arena.calls import calls, critical_path_calls
+from mafia.arena.game import GameTally
+from mafia.arena.progress import ArenaProgress
 from mafia.cli import app
 from mafia.context.policy import POLICIES
 from mafia.play.runner import run_game
-from mafia.records.cost import cost_line, run_cost
+from mafia.records.call_kinds import kinds_of
+from mafia.records.cost import cost_line, cost_of, run_cost
 from fakes.openai_server import openai_server, task_of
 
 runner = CliRunner()
@@ -117,6 +123,7 @@ def test_a_layered_games_cost_counts_recalls_apart_from_the_true_re_asks(
     recalls = sum(a["kind"] == "recall" for r in records for a in r["attempts"])
     cost = run_cost(folder)
     assert recalls > 0 and cost.recalls == recalls
+    assert cost.calls == sum(len(r["attempts"]) for r in records)
     assert cost.reasks == len(re_asked) and cost.rejections == dict(Counter(re_asked))
     assert (cost.reasks > 0) == (script is not None)
     line = cost_line(cost)
@@ -136,3 +143,31 @@ def test_a_layered_games_cost_counts_recalls_apart_from_the_true_re_asks(
         if isinstance(messages[-1], ToolMessage) and not any("was rejected" in m.text for m in messages)
     ]
     assert after_search and all("enum" not in json.dumps(tools[0]) for tools in after_search)
+
+
+def test_every_call_total_counts_each_attempt_once() -> None:
+    """A recall search is a call but no answer, a re-ask is one call, a summary is one: each call
+    total (the cost line's, the arena's, the critical path's, a game's tally, the progress bar's)
+    is the number of attempts, and answers, searches and summaries split it."""
+    search, answer = arena_logs.attempt(kind="recall"), arena_logs.attempt()
+    bad = arena_logs.attempt(kind="illegal_choice")
+    turn = arena_logs.record
+    records = [
+        turn(1, "Player 1", "speak", [search, bad, answer]),
+        turn(1, "Player 2", "vote", [search, search, answer]),
+        turn(1, "Player 3", "vote", [bad, bad], fallback_kind="illegal_choice"),
+        turn(2, "summariser", "summary", [answer]),
+        turn(2, "Player 1", "vote", [search, answer]),
+    ]
+    total = sum(len(r["attempts"]) for r in records)
+    kinds = kinds_of(records)
+    assert (kinds.answers, kinds.recalls, kinds.summaries) == (6, 4, 1)
+    assert kinds.calls == cost_of(records).calls == calls(records) == total == 11
+    assert kinds.reasks == 2  # the fallen-back turn's last answer is no re-ask
+    assert critical_path_calls(records) == 3 + 3 + 1 + 2  # a vote's ballots side by side: its longest
+    tally = GameTally(threading.Event())
+    bar = ArenaProgress("t", 1, 0, enabled=False)
+    for one in records:
+        tally.count(one)
+        bar.call(one)
+    assert tally.calls == bar.calls == total

@@ -103,7 +103,7 @@ def cost_of(
         )
     kinds: CallKinds = kinds_of(records)
     return Cost(
-        calls=len(attempts),
+        calls=kinds.calls,
         recalls=kinds.recalls,
         summaries=kinds.summaries,
         reasks=kinds.reasks,
