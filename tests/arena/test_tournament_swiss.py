@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from arena_helpers import logs_of
 from mafia.arena.spec import label_for
 from mafia.cli import app
+from mafia.context.policy import DEFAULT_POLICY
 from mafia.tournament.pairing import Round, default_rounds, first_order, pair_round, standing
 from mafia.tournament.results import load_tournament
 from mafia.tournament.swiss import scores
@@ -101,7 +102,7 @@ def test_a_swiss_tournament_plays_resumes_alike_and_counts_the_same_everywhere(t
 
     logs = logs_of(folder)
     # Stopped in round two: one of its games and every checkpoint lost; the same command resumes.
-    shutil.rmtree(folder / "games" / "seed-window" / "swiss-3" / "seed-1")
+    shutil.rmtree(folder / "games" / DEFAULT_POLICY / "swiss-3" / "seed-1")
     (folder / "games" / "checkpoints.sqlite").unlink()
     resumed = CliRunner().invoke(app, [*_swiss(tmp_path), "--concurrency", "1"])
     assert resumed.exit_code == 0, resumed.output
