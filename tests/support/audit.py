@@ -126,10 +126,11 @@ def audit(events: list[ev.EventBase]) -> list[str]:
             guardian = next((b for b, g in guards.items() if g == expected), None)
             if guardian is not None:  # the Bodyguard dies in the target's place, unless protected
                 expected = None if guardian == e.protected else guardian
-            if e.actual_kill != expected:
-                bad(f"{where}: kill {e.actual_kill} != expected {expected}")
-            if e.actual_kill is not None:
-                living.remove(e.actual_kill)
+            deaths = [] if expected is None else [expected]
+            if e.deaths != deaths:
+                bad(f"{where}: deaths {e.deaths} != expected {deaths}")
+            for victim in e.deaths:
+                living.remove(victim)
                 game_won = _winner(living, mafia) is not None
             decided, guards = None, {}
         elif isinstance(e, ev.GameOver):

@@ -91,7 +91,7 @@ class LogBuilder:
         self.round = 0
         self.dead: list[str] = []
         self.events: list[EventBase] = []
-        self._night_death: str | None = None
+        self._night_deaths: list[str] = []
         self._first: str | None = None
         self._tied: list[str] = []
         self._eliminated: str | None = None
@@ -212,12 +212,12 @@ class LogBuilder:
         self.events.append(
             DayStarted(
                 round=self.round,
-                night_death=self._night_death,
+                night_deaths=self._night_deaths,
                 living=self.living,
                 speaking_order=speaking_order(first, self.living),
             )
         )
-        self._night_death = None
+        self._night_deaths = []
         return self
 
     def speak(
@@ -411,18 +411,17 @@ class LogBuilder:
             )
             self._think(detective[0], ActionKind.INVESTIGATE)
         saved = [NightChoice(doctor[0] if doctor else "", protect, saves)] if protect is not None else []
-        actual = resolve_night(final, saved)
+        deaths = resolve_night(final, saved)
         self.events.append(
             NightResolution(
                 round=self.round,
-                actual_kill=actual,
+                deaths=deaths,
                 intended_kill=None if final == SKIP else final,
                 protected=protect if doctor else None,
             )
         )
-        if actual is not None:
-            self.dead.append(actual)
-        self._night_death = actual
+        self.dead.extend(deaths)
+        self._night_deaths = deaths
         return self
 
     def game_over(self, winner: str, reason: str) -> Self:
