@@ -48,6 +48,7 @@ PRIVACY: dict[str, Privacy] = {
     "MafiaVote": Privacy(whole=MAFIA),
     "DoctorProtection": Privacy(whole=ACTOR, actor="protector"),
     "BodyguardGuard": Privacy(whole=ACTOR, actor="bodyguard"),
+    "VigilanteShot": Privacy(whole=ACTOR, actor="vigilante"),
     "Investigation": Privacy(whole=ACTOR, actor="detective"),
     "NightResolution": Privacy(fields={"intended_kill": MAFIA, "protected": DOCTOR}),
     "Thought": Privacy(whole=ACTOR, actor="player"),

@@ -54,6 +54,7 @@ def test_the_bodyguard_is_off_by_default_and_dealt_once_when_asked() -> None:
         Role.TOWN: 2,
         Role.BODYGUARD: 1,
         Role.GODFATHER: 0,
+        Role.VIGILANTE: 0,
     }
     for seed in range(20):
         seats = assign_roles(GameConfig(players=7, roles=counts, seed=seed))

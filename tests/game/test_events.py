@@ -63,8 +63,9 @@ def every_event() -> list[ev.EventBase]:
         ),
         ev.DoctorProtection(round=2, protector="Ed", protected="Ed", reasoning=AWKWARD),
         ev.night_event(Role.BODYGUARD, 2, "Fay", "Ed", AWKWARD),
+        ev.night_event(Role.VIGILANTE, 2, "Gil", "Bob", AWKWARD),
         ev.Investigation(round=2, detective="Di", target="Bob", result="Mafia", reasoning="quiet day"),
-        ev.NightResolution(round=2, deaths=["Di"], intended_kill="Di", protected="Ed"),
+        ev.NightResolution(round=2, deaths=["Di", "Bob"], intended_kill="Di", protected="Ed"),
         ev.Thought(
             round=2,
             player="Ann",

@@ -11,7 +11,7 @@ import random
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal
 
@@ -36,6 +36,7 @@ class Role(StrEnum):
     TOWN = "Town"
     BODYGUARD = "Bodyguard"
     GODFATHER = "Godfather"
+    VIGILANTE = "Vigilante"
 
 
 Team = Literal["mafia", "town"]
@@ -221,6 +222,27 @@ ROLES: dict[Role, RoleSpec] = {
         optional=True,
         shows="town",
         rule="The Godfather is one of the Mafia, but a Detective's check shows them as Not Mafia.",
+    ),
+    # One shot a game: a night kill of its own (``shoots``), offered beside a skip that spends nothing.
+    Role.VIGILANTE: replace(
+        _power(
+            ActionKind.SHOOT,
+            r"vigilante|vig",
+            4,
+            NightSpec(
+                "vigilante_shot",
+                "shoots",
+                "The Vigilante may shoot one other player on one night of the game (a night skipped"
+                " spends nothing); the Doctor's save spares them, a Bodyguard's guard does not.",
+                ("vigilante", "shot"),
+                shoots=True,
+                answer="whom you shoot, or skip",
+                targets=lambda living, me: [*other_players(living, me), SKIP],
+                fallback=lambda me, options: SKIP,
+            ),
+            optional=True,
+        ),
+        uses=1,
     ),
 }
 """Every role's row, in seat-dealing order. A role is named once, here and in ``Role``: adding
