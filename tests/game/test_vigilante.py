@@ -20,6 +20,8 @@ from mafia.game.rules import (
     saves,
     stands_in,
 )
+from mafia.models.house.prompt_reading import _night_outcome
+from mafia.prompts.anchors import format_night_death
 from table_driver import play_table, random_answer
 from test_house_model import CLAIM, ask, prompt
 
@@ -123,3 +125,11 @@ def test_the_house_vigilante_shoots_a_player_a_believed_check_named_mafia() -> N
 
 def test_the_house_vigilante_keeps_its_shot_without_a_sure_target() -> None:
     assert {_house_shot(seed, []) for seed in range(10)} == {SKIP}
+
+
+def test_the_house_model_reads_a_night_of_two_deaths() -> None:
+    line = format_night_death(1, ["Player 2", "Player 6"])
+    assert line == "Night 1: Player 2 and Player 6 were killed."
+    nights: list[tuple[int, str | None]] = []
+    _night_outcome(line, nights)
+    assert nights == [(1, "Player 2"), (1, "Player 6")]

@@ -201,7 +201,7 @@ NOMINEES_LINE = re.compile(r"^Nominees: (?P<names>.*)$", re.M)
 TIED_LINE = re.compile(r"^Tied players: (?P<names>.*)$", re.M)
 BALLOTS_LINE = re.compile(r"^(?P<label>Votes|Revote votes): (?P<ballots>.*)$", re.M)
 NIGHT_DEATH_LINE = re.compile(
-    r"^Night (?P<night>\d+): (?:no one was killed|(?P<victim>.+?) was killed)\.$", re.M
+    r"^Night (?P<night>\d+): (?:no one was killed|(?P<victim>.+?) (?:was|were) killed)\.$", re.M
 )
 PROPOSAL_LINE = re.compile(r'^- (?P<speaker>.+?) proposed (?P<target>.+?): "(?P<text>.*)"$', re.M)
 STRATEGY_LINE = re.compile(r'^- (?P<speaker>.+?) wrote: "(?P<text>.*)"$', re.M)
