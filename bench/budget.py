@@ -8,17 +8,23 @@ it, the share of prompts it trimmed, the share still over budget once nothing tr
 ``--seeds N`` plays fewer games; ``--budgets`` picks the budgets (default 1500 and 2000).
 
 Then the ``layered`` policy at its budget of 1,500 (``layered_*``), over the peer games and house
-games at 12 and 16 seats, the 16-seat ones running to the round cap: the share of calls within the
-budget as it counts them (the prompt, any re-ask and any recall exchange; adversarial seats, which
-re-ask and search with long queries, play some of the games) and the calls over it with their logged
-reasons, the largest call, the share of the
-engine facts present in the prompts (``mafia.arena.reads.fact_presence``), and how many prompts
-left their oldest days to recall (the only trim that drops facts from a prompt).
+games at 12 and 16 seats, the 16-seat ones running to the round cap, and games with adversarial
+seats, which re-ask and search with long queries. Every call (first asks, re-asks, recall
+exchanges) is counted two ways: as billed (``prompt_tokens + schema_tokens``: the messages with
+their roles, and the answer schema and the recall tool as the provider bills them), and its
+messages' text alone (``context_tokens``, what the budget bounds). Printed: the share of calls
+within the budget each way, the calls over it with their logged reasons, the largest call each way
+and the largest schema and tools, the share of the engine facts present in the prompts
+(``mafia.arena.reads.fact_presence``), and how many prompts left their oldest days to recall (the
+only trim that drops facts from a prompt). Last, the same games played with the prompt's budget
+lowered by what a first ask bills for the schema and tools (``layered_schema_counted_*``): the
+facts a budget counting them would keep.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -84,55 +90,88 @@ def report(games: Sequence[list[JSON]], budget: int) -> None:
         print(f"budget{budget}_{kind}_per_game={kinds[kind] / len(games):.1f}")
 
 
-def layered_game(model: Any, config: JSON) -> tuple[list[EventBase], list[JSON]]:
-    """The events and prompt records of one ``layered`` game."""
+def layered_game(model: Any, config: JSON, policy: ContextPolicy) -> tuple[list[EventBase], list[JSON]]:
+    """The events and prompt records of one game under ``policy``."""
     records: list[JSON] = []
-    policy = policy_by_name("layered")
     final = run_game(config, model=model, policy=policy, summariser=SUMMARISER, on_prompt=records.append)
     return [parse_event(e) for e in final["events"]], records
 
 
-def layered_report(peer_seeds: int, quick: bool) -> None:
-    """The ``layered_*`` figures over the peer games and the house games of ``LAYERED_GAMES``."""
-    games: list[tuple[list[EventBase], list[JSON]]] = []
+Games = list[tuple[list[EventBase], list[JSON]]]
+
+
+def layered_games(peer_seeds: int, quick: bool, policy: ContextPolicy) -> Games:
+    """The peer games, the house games of ``LAYERED_GAMES`` and the adversarial ones under ``policy``."""
+    games: Games = []
     for seed in range(peer_seeds):
-        games.append(layered_game(PeerModel(seed=seed), {"seed": seed, "players": 8, "roles": PEER_ROLES}))
+        config: JSON = {"seed": seed, "players": 8, "roles": PEER_ROLES}
+        games.append(layered_game(PeerModel(seed=seed), config, policy))
     for _, seats, seeds, cap in LAYERED_QUICK if quick else LAYERED_GAMES:
         for seed in seeds:
-            config: JSON = {"seed": seed, "players": seats}
+            config = {"seed": seed, "players": seats}
             if cap is not None:
                 config["round_cap"] = cap
-            games.append(layered_game(HouseModel(seed=seed), config))
+            games.append(layered_game(HouseModel(seed=seed), config, policy))
     from fakes.adversarial import AdversarialPlayer  # tests/, on the path once benchlib is loaded
 
     for seats, seeds in LAYERED_ADVERSARIAL_QUICK if quick else LAYERED_ADVERSARIAL:
         for seed in seeds:
             config = {"seed": seed, "players": seats} | ({"round_cap": QUICK_ROUND_CAP} if quick else {})
-            games.append(layered_game(AdversarialPlayer(seed=seed), config))
-    budget = policy_by_name("layered").token_budget or 0
-    # Every call, re-asks and recall exchanges included, as the turn counted what it sent.
-    attempts = [(r, a) for _, g in games for r in g for a in r["attempts"]]
-    sizes = [int(a.get("context_tokens", r["total_tokens"])) for r, a in attempts]
-    over = [a for (r, a), size in zip(attempts, sizes, strict=True) if size > budget]
-    reasons = Counter(str(a.get("over_budget", "unlogged")).split(":")[0].split(" brought")[0] for a in over)
+            games.append(layered_game(AdversarialPlayer(seed=seed), config, policy))
+    return games
+
+
+def facts_present(games: Games) -> float:
+    """The share of the engine facts due in the games' prompts that they hold."""
     present = due = 0
     for events, records in games:
         for tally in fact_presence(events, records)["by_age"].values():
             present, due = present + tally[0], due + tally[1]
-    recalled = sum(any("left to recall" in n for n in r["trimmed"]) for _, g in games for r in g)
+    return present / due
+
+
+def left_to_recall(games: Games) -> int:
+    """The prompts that left some of their oldest days (or their ballots) to recall."""
+    return sum(any("left to recall" in n for n in r["trimmed"]) for _, g in games for r in g)
+
+
+def layered_report(peer_seeds: int, quick: bool) -> None:
+    """The ``layered_*`` figures over ``layered_games``, and the facts the same games' prompts
+    would hold if the schema and tools were counted inside the budget (``layered_schema_counted_*``:
+    the prompt's budget lowered by what a first ask bills for them)."""
+    layered = policy_by_name("layered")
+    games = layered_games(peer_seeds, quick, layered)
+    budget = layered.token_budget or 0
+    attempts = [(r, a) for _, g in games for r in g for a in r["attempts"]]
+    billed = [int(a["prompt_tokens"]) + int(a["schema_tokens"]) for _, a in attempts]
+    # What the budget bounds: the text of the call's messages, as the turn counted what it sent.
+    sizes = [int(a.get("context_tokens", r["total_tokens"])) for r, a in attempts]
+    over = [a for (r, a), size in zip(attempts, sizes, strict=True) if size > budget]
+    reasons = Counter(str(a.get("over_budget", "unlogged")).split(":")[0].split(" brought")[0] for a in over)
     print(f"layered_games={len(games)}")
     print(f"layered_rounds_max={max(int(r['round']) for _, g in games for r in g)}")
     print(f"layered_calls={len(sizes)}")
     print(f"layered_reasks={sum(1 for _, a in attempts if a.get('kind') not in (None, 'recall'))}")
     print(f"layered_recall_calls={sum(1 for _, a in attempts if a.get('kind') == 'recall')}")
-    print(f"layered_budget{budget}_calls_within_share={sum(x <= budget for x in sizes) / len(sizes):.3f}")
-    print(f"layered_calls_over_budget={len(over)}")
-    print(f"layered_calls_over_budget_logged={sum(1 for a in over if a.get('over_budget'))}")
+    print(f"layered_budget{budget}_calls_within_share={sum(x <= budget for x in billed) / len(billed):.3f}")
+    print(f"layered_budget{budget}_messages_within_share={sum(x <= budget for x in sizes) / len(sizes):.3f}")
+    print(f"layered_calls_messages_over_budget={len(over)}")
+    print(f"layered_calls_messages_over_budget_logged={sum(1 for a in over if a.get('over_budget'))}")
     for reason, count in sorted(reasons.items()):
         print(f"# over budget: {count} x {reason}")
-    print(f"layered_max_call_tokens={max(sizes)}")
-    print(f"layered_fact_presence={present / due:.4f}")
-    print(f"layered_prompts_with_days_left_to_recall={recalled}")
+    print(f"layered_max_call_tokens={max(billed)}")
+    print(f"layered_max_call_message_tokens={max(sizes)}")
+    print(f"layered_max_schema_tokens={max(int(a['schema_tokens']) for _, a in attempts)}")
+    roles = [int(a["prompt_tokens"]) - size for (_, a), size in zip(attempts, sizes, strict=True)]
+    print(f"layered_max_message_role_tokens={max(roles)}")
+    print(f"layered_fact_presence={facts_present(games):.4f}")
+    print(f"layered_prompts_with_days_left_to_recall={left_to_recall(games)}")
+    head = max(int(r["attempts"][0]["schema_tokens"]) for _, g in games for r in g)
+    counted = dataclasses.replace(layered, token_budget=budget - head)
+    again = layered_games(peer_seeds, quick, counted)
+    print(f"layered_schema_counted_prompt_budget={counted.token_budget}")
+    print(f"layered_schema_counted_fact_presence={facts_present(again):.4f}")
+    print(f"layered_schema_counted_prompts_with_days_left_to_recall={left_to_recall(again)}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -27,9 +27,9 @@ from mafia.commands.checks import (
     check_summariser,
     parse_roles,
 )
-from mafia.commands.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls
+from mafia.commands.cli_frame import MafiaApp, OneLineErrors, ctrl_c_stops_calls, terminal_wrapped
 from mafia.commands.stdout import OutputLost, terminal
-from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, UNRECORDED_POLICY, ContextPolicy
 from mafia.game.rules import ConfigError
 from mafia.play.checkpoints import (
     CHECKPOINT_FILE,
@@ -558,7 +558,9 @@ def resume(
         writer = summariser if summariser is not None else file.summariser
         if writer is not None:
             flag = "--summariser" if summariser is not None else f"{file.path}: summariser"
-            kept = chosen.get("policy") or policy_from_input((recorded or {}).get("policy") or DEFAULT_POLICY)
+            kept = chosen.get("policy") or policy_from_input(
+                (recorded or {}).get("policy") or UNRECORDED_POLICY
+            )
             chosen["summariser"] = check_summariser(flag, writer, len(names), [kept])
         change = [kind for kind, on in (("model", change_model), ("policy", change_policy)) if on]
 
@@ -569,6 +571,7 @@ def resume(
                 change=change,
                 out_dir=out_dir,
                 on_event=view,
+                on_resumed=view.resumed,
                 human=TerminalSeat(console),
                 **chosen,
             )
@@ -668,3 +671,6 @@ def serve(
             err=True,
         )
         run_server(local.database_uri, local.redis_uri, workers, host, port, log_level)
+
+
+terminal_wrapped(app)  # every command is registered above

@@ -18,6 +18,7 @@ from mafia.game.state import GameState, GameUpdate, StepName
 from mafia.nodes.setup import setup
 from mafia.nodes.summary import summary
 from mafia.nodes.turns import turn_node
+from mafia.run.inputs import refuse_unknown
 from mafia.run.runtime import GameContext
 from mafia.state import GraphState, InputState, OutputState
 
@@ -61,6 +62,15 @@ class InlineRouter(Runnable[GameState, str]):
         return self.route(input)
 
 
+def checked_input(value: GameState) -> StepName:
+    """START's router: a run's input may hold only ``InputState``'s keys (``setup``). LangGraph
+    drops any other key unseen, so a misspelt ``{"setpu": ...}`` would play the default game; it
+    is refused here with one line naming it and the allowed keys. The router reads the input with
+    the state over it, so a key the state holds (a thread that has played) is not refused."""
+    refuse_unknown(value, GraphState.__annotations__, "input", InputState.__annotations__)
+    return FIRST_STEP
+
+
 def build_graph() -> StateGraph[GraphState, GameContext, InputState, OutputState]:
     """The game's graph builder, uncompiled: compile it with the checkpointer you want. Every
     conditional edge lists exactly the followers its row declares and its router checks, so
@@ -70,7 +80,7 @@ def build_graph() -> StateGraph[GraphState, GameContext, InputState, OutputState
     )
     for name, node in NODES.items():
         builder.add_node(name, node)
-    builder.add_edge(START, FIRST_STEP)
+    builder.add_conditional_edges(START, InlineRouter(checked_input), [FIRST_STEP])
     for name, spec in STEPS.items():
         if spec.follows:
             builder.add_conditional_edges(name, InlineRouter(route(name)), list(spec.follows))

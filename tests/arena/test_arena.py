@@ -17,7 +17,7 @@ from arena_helpers import LOGS, interrupted, logs_of, run_stopped
 from mafia.arena import run_arena
 from mafia.arena.spec import ArenaError, Contestant
 from mafia.cli import app
-from mafia.context.policy import POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy, UnknownPolicy, policy_by_name
 from mafia.models.house import HouseModel
 from mafia.play.runner import run_game
 
@@ -184,7 +184,7 @@ def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -
 
     done = CliRunner().invoke(app, args)
     assert done.exit_code == 0, done.output
-    assert "seed-window / house: 2/2 games" in done.stdout
+    assert f"{DEFAULT_POLICY} / house: 2/2 games" in done.stdout
     run_arena(games=2, players=10, out=tmp_path / "clean", arena_id=arena.name.removeprefix("arena-"))
     assert logs_of(arena) == logs_of(tmp_path / "clean" / arena.name)
 
@@ -193,7 +193,7 @@ def test_an_arena_resumes_only_under_the_same_ask(tmp_path: Path) -> None:
     run_arena(games=1, players=5, out=tmp_path, arena_id="x")
     with pytest.raises(ArenaError, match=r"arena 'x' was asked with games = 1, now 2"):
         run_arena(games=2, players=5, out=tmp_path, arena_id="x")
-    with pytest.raises(ArenaError, match=r"with policies = \[\"seed-window\"\], now \[\"full-history\"\]"):
+    with pytest.raises(ArenaError, match=r"with policies = \[\"lean\"\], now \[\"full-history\"\]"):
         run_arena(games=1, players=5, policies=["full-history"], out=tmp_path, arena_id="x")
     same = run_arena(games=1, players=5, out=tmp_path, arena_id="x", concurrency=2)
     assert same["run"]["skipped"] == 1  # concurrency may change between runs

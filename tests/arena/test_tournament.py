@@ -4,6 +4,7 @@ from their logs; the offline models of graded strength they are played with."""
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -11,18 +12,19 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from openskill.models import PlackettLuce
 from typer.testing import CliRunner
 
 from arena_helpers import interrupted, logs_of, run_stopped
 from mafia.arena import run_arena
 from mafia.arena.spec import ArenaError, Contestant, label_for
 from mafia.cli import app
-from mafia.context.policy import policy_by_name
+from mafia.context.policy import DEFAULT_POLICY, policy_by_name
 from mafia.game.rules import Role, Seat, on_mafia
 from mafia.models.factory import ModelSpecError, resolve_model
 from mafia.models.house import HouseModel
 from mafia.tournament import run_tournament
-from mafia.tournament.ratings import rate_tables
+from mafia.tournament.ratings import rate_tables, summarize_passes
 from mafia.tournament.results import TableResult
 from mafia.tournament.seating import seating
 from mafia.tournament.spec import TournamentSpec
@@ -100,12 +102,12 @@ def test_paired_games_replay_the_same_deal_with_the_models_swapped(tmp_path: Pat
     assert summary["finished"] == 4 and summary["run"]["unfinished"] == {}
     seating_of = json.loads((folder / "arena.json").read_text())["seating"]
     for seed in (0, 1):
-        a, b = (folder / "games" / "seed-window" / f"turn-{k}" / f"seed-{seed}" for k in (0, 1))
+        a, b = (folder / "games" / DEFAULT_POLICY / f"turn-{k}" / f"seed-{seed}" for k in (0, 1))
         runs = [json.loads((f / "run.json").read_text()) for f in (a, b)]
         assert runs[0]["config"] == runs[1]["config"]
         deals = [[e for e in _events(f) if e["type"] == "role_assigned"] for f in (a, b)]
         assert deals[0] == deals[1]  # the same cards
-        labels = [seating_of[f"seed-window/turn-{k}/seed-{seed}"] for k in (0, 1)]
+        labels = [seating_of[f"{DEFAULT_POLICY}/turn-{k}/seed-{seed}"] for k in (0, 1)]
         swap = {"house": "random-legal", "random-legal": "house"}
         assert labels[1] == [swap[m] for m in labels[0]]  # every seat's model swapped
         seat_models = [r["seat_models"] for r in runs]
@@ -223,6 +225,49 @@ def test_ratings_follow_who_wins_and_do_not_depend_on_the_order_given() -> None:
     assert town_mu["mafia"] < town_mu["draw"] < town_mu["town"]
 
 
+def _normal_mass(low: float, high: float, mu: float, sigma: float) -> float:
+    """The mass of N(mu, sigma) between ``low`` and ``high``."""
+    scale = sigma * math.sqrt(2)
+    return 0.5 * (math.erf((high - mu) / scale) - math.erf((low - mu) / scale))
+
+
+@pytest.mark.parametrize(
+    ("passes", "spread"),
+    [
+        ([(0.0, 1.0), (2.0, 1.0)], math.sqrt(2.0)),  # order and passes alike: 1 + 1
+        ([(0.0, 0.1), (4.0, 0.1)], math.sqrt(4.01)),  # the order moved the mean most
+        ([(5.0, 3.0), (5.0, 3.0), (5.0, 3.0)], 3.0),  # no order effect: the passes' own sigma
+    ],
+    ids=["even", "order-heavy", "order-free"],
+)
+def test_a_ratings_interval_covers_what_its_passes_say(
+    passes: list[tuple[float, float]], spread: float
+) -> None:
+    """A rating over passes is a mixture of the passes' normals: its spread is the law of total
+    variance's (worked out by hand here), and its stated 95% interval holds at least 95% of the
+    mixture, so it is never narrower than the passes say."""
+    rating = summarize_passes(passes)
+    assert rating["mu"] == pytest.approx(sum(mu for mu, _ in passes) / len(passes))
+    assert rating["sigma"] == pytest.approx(spread)
+    mass = sum(_normal_mass(rating["low"], rating["high"], mu, sigma) for mu, sigma in passes) / len(passes)
+    assert mass >= 0.95 - 1e-9  # exactly 0.95 for one normal
+
+
+def test_one_game_rated_once_is_openskills_own_update() -> None:
+    """With every entity once in one game, a rating is exactly what openskill's Plackett-Luce
+    gives: its mean and its sigma (the variance a game removes is subtracted, never added)."""
+    seats = (("m", "Mafia"), ("t", "Detective"), ("m", "Mafia"), ("t", "Town"), ("t", "Doctor"))
+    for winner, ranks in (("mafia", [1.0, 2.0]), ("town", [2.0, 1.0])):
+        ratings = rate_tables([TableResult("g", 0, winner, seats)], passes=1)
+        model = PlackettLuce()
+        teams = [[model.rating(), model.rating()], [model.rating(), model.rating()]]  # [side, model]
+        (_, mafia), (_, town) = model.rate(teams, ranks=ranks)
+        for label, want in (("m", mafia), ("t", town)):
+            got = ratings["overall"][label]
+            assert (got["mu"], got["sigma"]) == (pytest.approx(want.mu), pytest.approx(want.sigma))
+            assert got["sigma"] < model.sigma  # a game rated narrows the interval
+
+
 def test_house_variants_are_model_specs_of_graded_skill() -> None:
     models = [resolve_model(spec) for spec in ("house", "house-sloppy:4", "random-legal:9")]
     houses = [m for m in models if isinstance(m, HouseModel)]
@@ -308,7 +353,7 @@ def test_a_tournament_needs_two_models_that_fit_the_table() -> None:
 def test_a_report_of_a_damaged_or_foreign_folder_is_one_line(tmp_path: Path) -> None:
     run_tournament(games=2, models=["house", "random-legal"], players=5, out=tmp_path, tournament_id="d")
     run_arena(games=1, players=5, out=tmp_path, arena_id="a")
-    events = tmp_path / "tournament-d" / "games" / "seed-window" / "turn-1" / "seed-0" / "events.jsonl"
+    events = tmp_path / "tournament-d" / "games" / DEFAULT_POLICY / "turn-1" / "seed-0" / "events.jsonl"
     with events.open("a") as log:
         log.write("{not json\n")
     for folder, message in (

@@ -1,40 +1,73 @@
 """A token budget bounds every call, not only every prompt: under ``layered`` a re-ask's rejected
 answer is cut to the room the prompt and the error leave, a recall exchange is offered only while
 there is room for it and its hits are fitted to what is left, and a call that still runs over is
-logged with why (``over_budget`` on its attempt)."""
+logged with why (``over_budget`` on its attempt). The budget bounds the text of a call's messages;
+the answer schema and the recall tool are billed on top of it, and every call's record says how
+much they were (``schema_tokens``)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from fakes import Ask, ScriptedModel
 from fakes.adversarial import AdversarialPlayer
 from mafia.context.call_budget import LEFT_OUT, fit_tokens
 from mafia.context.policy import ContextPolicy, policy_by_name
 from mafia.context.tokens import count_tokens
+from mafia.game.actions import ACTION_SCHEMAS, ActionKind
+from mafia.models.billing import encode, schema_text
 from mafia.models.house import HouseModel
+from mafia.nodes.recall_step import RECALL_TOOL
 from mafia.play.runner import run_game
+from mafia.records.call_kinds import rejected
 
 LAYERED = policy_by_name("layered")
 
 
-def _attempts(model: Any, policy: ContextPolicy, players: int = 7) -> list[dict[str, Any]]:
+def _records(model: Any, policy: ContextPolicy, players: int = 7) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
     run_game({"seed": 0, "players": players}, model=model, policy=policy, on_prompt=records.append)
-    return [a for r in records for a in r["attempts"]]
+    return records
+
+
+def _head(action: str) -> int:
+    """The tokens a provider bills for a first ask's answer schema and the recall tool beside it,
+    counted here from their JSON as the OpenAI client sends them."""
+    tool = json.dumps(RECALL_TOOL, ensure_ascii=False, separators=(",", ":"))
+    return len(encode(schema_text(ACTION_SCHEMAS[ActionKind(action)]) + tool + "\n"))
 
 
 def test_every_call_of_an_adversarial_layered_game_fits_the_budget() -> None:
-    attempts = _attempts(AdversarialPlayer(seed=0), LAYERED)
+    """Read from the prompt records: every call's messages (the prompt, a re-ask's exchange, a
+    recall exchange) within the budget, and every call billed for its schema and tools on top."""
+    records = _records(AdversarialPlayer(seed=0), LAYERED)
+    attempts = [a for r in records for a in r["attempts"]]
     budget = LAYERED.token_budget or 0
     assert sum(1 for a in attempts if a["kind"] == "invalid_text") > 10  # re-asks
     assert sum(1 for a in attempts if a["kind"] == "recall") > 10  # recall exchanges
     over = [(a["kind"], a["context_tokens"]) for a in attempts if a["context_tokens"] > budget]
     assert over == []
+    unbilled: list[tuple[str, int, int]] = []
+    for r in records:
+        head = _head(r["action"])
+        # A first call's messages are the prompt as recorded.
+        assert r["attempts"][0]["context_tokens"] == count_tokens(r["system"]) + count_tokens(r["user"])
+        for i, a in enumerate(r["attempts"]):
+            if any(rejected(b) for b in r["attempts"][:i]):  # a re-ask's schema may list the options
+                billed = a["schema_tokens"] >= head
+            else:
+                billed = a["schema_tokens"] == head
+            if not billed or a["prompt_tokens"] < a["context_tokens"]:
+                unbilled.append((r["id"], i, a["schema_tokens"]))
+    assert unbilled == []
 
 
 def test_a_call_over_the_budget_is_logged_with_why() -> None:
     """A budget no prompt can meet: every call is over it, and says the prompt alone is."""
-    attempts = _attempts(HouseModel(seed=0), ContextPolicy(token_budget=300), players=5)
+    attempts = [
+        a for r in _records(HouseModel(seed=0), ContextPolicy(token_budget=300), 5) for a in r["attempts"]
+    ]
     assert attempts and all(a["context_tokens"] > 300 for a in attempts)
     assert all(a["over_budget"].startswith("the prompt alone is ") for a in attempts)
 
@@ -45,3 +78,27 @@ def test_a_rejected_answer_is_cut_to_the_room_left() -> None:
     assert count_tokens(cut) <= 100 and cut.endswith("…") and text.startswith(cut[:-1])
     assert fit_tokens(text, 10) == LEFT_OUT
     assert fit_tokens("short", 100) == "short"
+
+
+def _long_illegal_ballot(ask: Ask) -> dict[str, Any] | None:
+    """Speeches that nominate at length; every first ballot names someone not at the table (an
+    error of some 300 tokens quotes it back); re-asked, the ballot is a skip."""
+    if ask.action == "vote" and not ask.retry:
+        return {"choice": "Somebody who is not at this table, " * 30}
+    words = {"text": "I have listened to everyone today and I will keep listening. " * 6}
+    if ask.action == "speak":  # every speech nominates, so every day votes
+        return {**words, "choice": next(t for t in ask.targets if t != "skip")}
+    return words
+
+
+def test_a_re_ask_whose_error_leaves_no_room_is_asked_with_a_shorter_prompt() -> None:
+    """A long error after a full prompt: the re-ask's prompt is rendered again under a lower
+    budget, so the prompt, the rejected answer and the error fit the budget together."""
+    records = _records(ScriptedModel(script=_long_illegal_ballot), LAYERED, players=12)
+    budget = LAYERED.token_budget or 0
+    votes = [r for r in records if r["action"] == "vote"]
+    reasks = [a for r in votes for a in r["attempts"][1:]]
+    assert reasks and all(r["attempts"][0]["kind"] == "illegal_choice" for r in votes)
+    # The first asks came close to the budget: the error could not fit beside them.
+    assert any(r["attempts"][0]["context_tokens"] + 300 > budget for r in votes)
+    assert [a["context_tokens"] for a in reasks if a["context_tokens"] > budget] == []

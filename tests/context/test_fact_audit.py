@@ -19,7 +19,7 @@ import pytest
 from fact_presence import Built, audit_prompts, capture_prompts, missing_facts
 from fakes import Ask, RandomLegalModel, ScriptedModel
 from mafia.context import ContextPolicy, build_context, clear_caches
-from mafia.context.policy import POLICIES, policy_by_name
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, policy_by_name
 from mafia.game.rules import SKIP
 from mafia.models.house import HouseModel
 from mafia.play.runner import run_game
@@ -77,10 +77,10 @@ GAMES: dict[str, tuple[dict[str, Any], Callable[[], Any], ContextPolicy | None]]
     "random-12": ({"seed": 6, "players": 12}, lambda: RandomLegalModel(seed=6), None),
     "claims-9": ({"seed": 9, "players": 9}, lambda: ScriptedModel(script=claiming(False)), None),
     "claims-14": ({"seed": 8, "players": 14}, lambda: ScriptedModel(script=claiming(False)), None),
-    "long-8": (
+    "long-8": (  # the default policy's own long game is "long-16"
         {"seed": 9, "players": 8, "round_cap": 10},
         lambda: ScriptedModel(script=claiming(True)),
-        None,
+        policy_by_name("seed-window"),
     ),
     "long-16": (
         {"seed": 10, "players": 16, "round_cap": 10},
@@ -166,7 +166,7 @@ def test_every_prompt_holds_every_fact_its_player_is_entitled_to(name: str) -> N
 
 
 def test_every_registered_policy_is_audited() -> None:
-    audited = {p.name for _, _, p in GAMES.values() if p is not None} | {"seed-window"}
+    audited = {p.name for _, _, p in GAMES.values() if p is not None} | {DEFAULT_POLICY}
     assert set(POLICIES) <= audited
 
 

@@ -1,4 +1,5 @@
-"""Golden files: the exact prompt of every action for every role, reviewable as text.
+"""Golden files: the exact prompt of every action for every role under the default context policy
+(what a run sends unless told otherwise), reviewable as text.
 
 Each file under tests/golden/ holds one rendered prompt (system and user messages) with its section
 token counts. The test compares byte for byte; after an intended change, regenerate them with
@@ -15,6 +16,7 @@ import pytest
 
 from logbuilder import build_case, context_cases
 from mafia.context import RenderedPrompt, clear_caches
+from mafia.context.policy import DEFAULT_POLICY, policy_by_name
 from mafia.game.actions import ActionKind
 from mafia.game.rules import SKIP, Role
 from mafia.prompts import anchors
@@ -44,7 +46,7 @@ ORDER = sorted(CASES, key=lambda k: (k[0].value, k[1].value))
 @pytest.mark.parametrize(("action", "role"), ORDER, ids=str)
 def test_golden_prompt(action: ActionKind, role: Role) -> None:
     case = CASES[(action, role)]
-    text = golden_text(build_case(case), role, game_over=case[3])
+    text = golden_text(build_case(case, policy_by_name(DEFAULT_POLICY)), role, game_over=case[3])
     path = golden_path(action, role)
     if os.environ.get("UPDATE_GOLDEN") == "1":
         GOLDEN.mkdir(exist_ok=True)

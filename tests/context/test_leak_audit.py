@@ -25,6 +25,7 @@ from pydantic import PrivateAttr
 from audit import audit
 from fakes import read_ask, table_size
 from mafia.context.builder import prompt_messages
+from mafia.context.policy import POLICIES
 from mafia.game.actions import Answer
 from mafia.game.events import parse_event, roles_from_log
 from mafia.game.rules import Role
@@ -35,6 +36,9 @@ from sampling import sampled
 from table_driver import play_table
 
 CANARY = re.compile(r"CANARY\d{7}X")
+# The policy that shows the most of a player's own memory (notes, plans, reasons), so that every
+# canary has prompts it must reach as well as prompts it must not.
+AUDITED = POLICIES["seed-window"]
 TEAM_TEXT = {"night_zero": "plan", "mafia_round1": "message"}
 
 
@@ -137,7 +141,9 @@ def _audit_game(seed: int, players: int) -> tuple[list[str], int]:
     """One game through the graph, audited."""
     model = CanaryHouseModel(seed=seed)
     records: list[dict[str, Any]] = []
-    state = run_game({"seed": seed, "players": players}, model=model, on_prompt=records.append)
+    state = run_game(
+        {"seed": seed, "players": players}, model=model, policy=AUDITED, on_prompt=records.append
+    )
     roles = roles_from_log([parse_event(e) for e in state["events"]])
     return audit_records(seed, records, model.plants, roles), len(records)
 
@@ -158,7 +164,7 @@ def _audit_table_game(seed: int, players: int, **setup: Any) -> tuple[list[str],
         assert isinstance(message, AIMessage)
         return Answer.model_validate(message.tool_calls[0]["args"]).model_dump(mode="json")
 
-    game = play_table({"seed": seed, "players": players, **setup}, answer, prompts=True)
+    game = play_table({"seed": seed, "players": players, **setup}, answer, prompts=True, policy=AUDITED)
     events = [parse_event(e) for e in game.events]
     roles = roles_from_log(events)
     return [*audit(events), *audit_records(seed, game.records, model.plants, roles)], len(game.records)

@@ -30,14 +30,14 @@ from mafia.models.house import HouseModel
 from mafia.models.house.recalling import RECALL_TOOL, offers_recall
 from mafia.play.runner import run_game
 from mafia.prompts.anchors import IDENTITY_LINE
-from sampling import SAMPLED_POLICIES, sample
+from sampling import policy_kept, sample
 from test_leak_audit import CanaryHouseModel, Plant, audit_records
 
 # What a seat asks for besides the canaries: other seats' night results, protections and the
 # team's talk, and the roles of the dead.
 PRIVATE_WORDS = "checked Mafia Not protected team talk chose plan role Detective Doctor killed"
-POLICY_CASES = [
-    dataclasses.replace(
+POLICY_CASES = {
+    name: dataclasses.replace(
         p,
         recall=True,
         summary=True,
@@ -47,7 +47,7 @@ POLICY_CASES = [
         name=f"{name}+recall+summary",
     )
     for name, p in POLICIES.items()
-]
+}
 SEATS = (7, 12)
 OWN_BELIEF = re.compile(r"Round \d+, your archived ")
 
@@ -129,11 +129,11 @@ CASES = [
     sample(
         policy,
         players,
-        kept=players == 7 and policy.name in SAMPLED_POLICIES,
+        kept=players == 7 and policy_kept(name),  # by the registered name, not the case's
         id=f"{policy.name}-{players}",
     )
     for players in SEATS
-    for policy in POLICY_CASES
+    for name, policy in POLICY_CASES.items()
 ]
 
 

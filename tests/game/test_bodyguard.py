@@ -3,6 +3,8 @@ barrier, and house and random play with it on to a legal end."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections import Counter
 
 import pytest
@@ -11,11 +13,16 @@ import typer
 from audit import audit
 from mafia.commands.checks import parse_roles
 from mafia.commands.display import is_night, night_choice_text
+from mafia.context import build_context
 from mafia.context.extraction import claimed_role, extract
 from mafia.context.views import player_view
 from mafia.game import events as ev
+from mafia.game.actions import ActionKind
+from mafia.game.deal import deal
 from mafia.game.events import parse_event
 from mafia.game.rules import (
+    NIGHT_ROLES,
+    ROLE_FIELDS,
     ROLES,
     ConfigError,
     GameConfig,
@@ -114,6 +121,96 @@ def test_a_doctors_save_of_the_bodyguard_means_no_one_dies() -> None:
 def test_a_guard_elsewhere_changes_nothing() -> None:
     assert mafia_victim("Player 3", _night("Player 4", "Player 5")) == "Player 3"
     assert mafia_victim("skip", _night(None, "Player 5")) is None
+
+
+# ---- the rules every model reads -------------------------------------------------------------
+
+NIGHT_SENTENCES = {
+    Role.DOCTOR: "The Doctor protects one player (self allowed), never told if it worked.",
+    Role.DETECTIVE: "The Detective learns whether one other player is Mafia.",
+    Role.BODYGUARD: "The Bodyguard guards one other player and dies in their place if the Mafia attack them.",
+}
+BOTH = "If the Doctor protects the guarded player or the Bodyguard, no one dies."
+GODFATHER = "The Godfather is one of the Mafia, but a Detective's check shows them as Not Mafia."
+
+
+def allowed_tables() -> list[RoleCounts]:
+    """Every role mix the settings accept at 5 to 8 seats: each power role and the Godfather on or
+    off, one to three Mafia, Town filling the rest (none included)."""
+    tables: set[RoleCounts] = set()
+    for players in range(5, 9):
+        for mafia in (1, 2, 3):
+            for detective, doctor, bodyguard, godfather in itertools.product((0, 1), repeat=4):
+                given = {
+                    "mafia": mafia,
+                    "detective": detective,
+                    "doctor": doctor,
+                    "bodyguard": bodyguard,
+                    "godfather": godfather,
+                }
+                try:
+                    counts = parse_role_counts(given, players)
+                    assign_roles(GameConfig(players=players, roles=counts))
+                except ConfigError:
+                    continue
+                tables.add(counts)
+    return sorted(tables, key=repr)
+
+
+def rules_read(counts: RoleCounts) -> str:
+    """The rules section of a prompt at a table dealt ``counts``."""
+    config = GameConfig(players=counts.total, roles=counts, seed=1)
+    events = [parse_event(e) for e in deal(config, "rules")["events"]]
+    return build_context(events, "Player 1", ActionKind.VOTE).system.split("\n\n")[0]
+
+
+def test_the_rules_read_right_for_every_role_mix_the_settings_allow() -> None:
+    """The night's rules tell each night role the table holds and no other, the Bodyguard's with
+    the Doctor's save only where a Doctor sits; no role dealt to no one is named outside the
+    counts, and every sentence the rules hold about the Bodyguard agrees with ``resolve_night``."""
+    tables = allowed_tables()
+    powers = {tuple(counts.of(r) > 0 for r in (*NIGHT_ROLES, Role.GODFATHER)) for counts in tables}
+    assert len(powers) == 16 and any(counts.of(Role.TOWN) == 0 for counts in tables)
+    for counts in tables:
+        held = [role for role in ROLES if counts.of(role)]
+        text = rules_read(counts)
+        night = [NIGHT_SENTENCES[r] for r in NIGHT_ROLES if r in held]
+        if Role.DOCTOR in held and Role.BODYGUARD in held:
+            night.append(BOTH)
+        if Role.GODFATHER in held:
+            night.append(GODFATHER)
+        expected = " ".join(
+            ['Night: the Mafia agree on a kill or "skip".', *night, "Only deaths are announced."]
+        )
+        assert expected in text.splitlines(), (counts, text)
+        town = ", ".join(r.value for r in ROLES if ROLES[r].side == "town" and r in held)
+        assert f"Town ({town}) wins" in text, (counts, text)
+        # The counts name every role; the Godfather's rule tells what "a Detective's check" shows,
+        # true at a table without one too.
+        outside_counts = re.sub(r"Secret roles: [^;]*;", "", text).replace(GODFATHER, "")
+        for role in ROLES:
+            if role is not Role.TOWN and role not in held:
+                assert role.value not in outside_counts, (role, counts, text)
+        assert "(unless" not in text and "or the Bodyguard)" not in text
+
+
+def test_the_bodyguard_sentences_say_what_the_night_does() -> None:
+    """Each clause of the rule as ``resolve_night`` plays it: the stand-in dies for the guarded
+    player; the Doctor's protection of either means no one dies."""
+    assert resolve_night("Player 3", _night(None, "Player 3")) == "Player 6"
+    for protected in ("Player 3", "Player 6"):
+        assert resolve_night("Player 3", _night(protected, "Player 3")) is None
+
+
+def test_the_roles_option_names_every_role() -> None:
+    from typer.testing import CliRunner
+
+    from mafia.cli import app
+
+    shown = CliRunner().invoke(app, ["play", "--help"], env={"COLUMNS": "300"}).output
+    line = next(line for line in shown.splitlines() if "--roles" in line)
+    for name in ROLE_FIELDS:
+        assert name in line, (name, line)
 
 
 # ---- claims --------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 from fakes.adversarial import TRICKS, AdversarialPlayer, SpoilingSummariser, forged_line_starts, rotating
 from mafia.context.policy import POLICIES, ContextPolicy
 from mafia.play.runner import run_game
-from sampling import SAMPLED_POLICIES, sample
+from sampling import policy_kept, sample
 
 
 def play(policy: ContextPolicy, players: int, seed: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -41,7 +41,7 @@ def forged_in(records: list[dict[str, Any]]) -> int:
 
 
 # The policies that search, summarise or trim by default (SAMPLED_POLICIES); the rest with -m slow.
-POLICY_PARAMS = [sample(p, id=name, kept=name in SAMPLED_POLICIES) for name, p in POLICIES.items()]
+POLICY_PARAMS = [sample(p, id=name, kept=policy_kept(name)) for name, p in POLICIES.items()]
 
 
 @pytest.mark.parametrize("policy", POLICY_PARAMS)

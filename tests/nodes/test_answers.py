@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from audit import audit
 from fakes import Ask, Recording, ScriptedModel
+from mafia.context.policy import POLICIES
 from mafia.context.views import player_view
 from mafia.game.actions import ACTION_SCHEMAS, ActionKind, TextLimits
 from mafia.game.events import (
@@ -255,6 +256,7 @@ def test_a_failed_answer_keeps_the_beliefs_of_the_last_good_one() -> None:
     state = run_game(
         {"seed": 3, "players": 5, "round_cap": 2},
         model=ScriptedModel(script=script),
+        policy=POLICIES["seed-window"],  # a memory that shows the notes
         on_prompt=records.append,
     )
     events = [parse_event(e) for e in state["events"]]

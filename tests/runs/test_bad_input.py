@@ -313,7 +313,7 @@ CASES: list[tuple[str, list[str], dict[str, str] | None, str]] = [
         "summariser-file-no-summaries",
         ["play", "--config", "{tmp}/game.toml"],
         _file('summariser = "house"'),
-        r"game.toml: summariser: the policy seed-window writes no summaries",
+        r"game.toml: summariser: the policy lean writes no summaries",
     ),
     (
         "arena-summariser-no-summaries",

@@ -3,6 +3,7 @@ on stderr, a start-up that does not load the engine, and a game file's policy.""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -15,6 +16,7 @@ from typer.testing import CliRunner
 
 from fakes import free_port
 from mafia.cli import app
+from mafia.context.policy import DEFAULT_POLICY
 
 runner = CliRunner()
 MAFIA = Path(sys.executable).parent / "mafia"
@@ -190,7 +192,7 @@ def test_resume_help_shows_the_runs_own_settings_as_its_defaults() -> None:
     for option in ("--model", "--max-retries", "--policy"):
         line = next(x for x in shown.output.splitlines() if f" {option} " in x)
         assert "[default:" not in line and "The run's own unless given." in line, line
-    assert "[default: house]" not in shown.output and "[default: seed-window]" not in shown.output
+    assert "[default: house]" not in shown.output and f"[default: {DEFAULT_POLICY}]" not in shown.output
 
 
 def test_open_checkpointer_takes_a_string(tmp_path: Path) -> None:
@@ -212,3 +214,124 @@ def test_an_unusable_out_folder_is_refused(out: str, tmp_path: Path) -> None:
     result = runner.invoke(app, ["play", "--out", out])
     assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
     assert result.stderr.startswith("error: --out") and "Traceback" not in result.output
+
+
+# ---- a resumed game marks where new play begins ----------------------------------------------
+
+
+def _stopped_at_a_person(out: Path) -> tuple[str, int]:
+    """A game checkpointed under ``out`` as ``mafia play`` leaves one, stopped by Ctrl-C at the
+    person's first turn; its run id and the events it holds."""
+    from mafia.play.checkpoints import CHECKPOINT_FILE
+    from mafia.play.runner import graph_for, run_game, sqlite_checkpointer
+
+    def ctrl_c(turn: dict[str, object]) -> object:
+        raise KeyboardInterrupt
+
+    out.mkdir(parents=True, exist_ok=True)
+    with sqlite_checkpointer(out / CHECKPOINT_FILE) as saver:
+        with pytest.raises(KeyboardInterrupt):
+            run_game(
+                {"seed": 5, "players": 6},
+                checkpointer=saver,
+                out_dir=out,
+                human=ctrl_c,
+                seat_models={"3": "human"},
+            )
+        (run_id,) = [p.name for p in out.iterdir() if p.is_dir()]
+        events = graph_for(saver).get_state({"configurable": {"thread_id": run_id}}).values["events"]
+    return run_id, len(events)
+
+
+def test_resume_game_calls_on_resumed_once_the_game_so_far_has_passed(tmp_path: Path) -> None:
+    from mafia.game.events import dump_event
+    from mafia.play.checkpoints import CHECKPOINT_FILE
+    from mafia.play.runner import resume_game, sqlite_checkpointer
+
+    run_id, before = _stopped_at_a_person(tmp_path)
+    seen: list[str] = []
+    with sqlite_checkpointer(tmp_path / CHECKPOINT_FILE) as saver:
+        final = resume_game(
+            run_id,
+            checkpointer=saver,
+            seat_models={"3": "house"},
+            change=["model"],
+            on_event=lambda e: seen.append(str(dump_event(e)["type"])),
+            on_resumed=lambda: seen.append("RESUMED"),
+        )
+    assert final["winner"] is not None
+    assert seen.count("RESUMED") == 1 and seen.index("RESUMED") == before
+    assert seen[before + 1 :] and seen[before + 1] == "run_changed"  # new play: the change, then turns
+
+
+def test_mafia_resume_shows_a_mark_where_new_play_begins(tmp_path: Path) -> None:
+    from mafia.commands.display import RESUMED_MARK
+
+    run_id, _ = _stopped_at_a_person(tmp_path)
+    resumed = runner.invoke(
+        app,
+        ["resume", run_id, "--out", str(tmp_path), "--seat-model", "3=house", "--change-model"],
+        env={"COLUMNS": "120"},
+    )
+    assert resumed.exit_code == 0, resumed.output
+    lines = resumed.output.splitlines()
+    (mark,) = [i for i, line in enumerate(lines) if RESUMED_MARK in line]
+    started = next(i for i, line in enumerate(lines) if "Mafia — " in line)
+    won = next(i for i, line in enumerate(lines) if line.startswith("Winner:"))
+    assert started < mark < won
+    assert any("Day 1" in line for line in lines[started:mark])  # the game so far, above the mark
+
+
+# ---- help text is wrapped by the terminal, not by hand ----------------------------------------
+
+
+def _help_pages(width: int) -> dict[str, list[str]]:
+    """The help of the command line, of every command and of every group's commands, rendered
+    at ``width`` columns, by command path."""
+    import typer.main
+
+    def paths(command: object, path: list[str]) -> list[list[str]]:
+        found = [path]
+        for name, sub in getattr(command, "commands", {}).items():
+            found += paths(sub, [*path, name])
+        return found
+
+    pages = {}
+    for path in paths(typer.main.get_command(app), []):
+        shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": str(width)})
+        assert shown.exit_code == 0, (path, shown.output)
+        pages[" ".join(["mafia", *path])] = shown.output.splitlines()
+    return pages
+
+
+FRAME = ("╭", "╰", "│", "Usage:")
+
+
+def hand_breaks(lines: list[str]) -> list[str]:
+    """The lines that go on a paragraph on a line of their own, which at a width every paragraph
+    fits in only a hand-made line break makes: a table cell's continuation (its name columns
+    blank) or a second line of a paragraph outside the tables."""
+
+    def goes_on(before: str, line: str) -> bool:
+        cell = re.fullmatch(r"│ (.*) │", line.rstrip())
+        if cell is not None:
+            return re.match(r" {3,}\S", cell.group(1)) is not None
+        framed = any(x.lstrip().startswith(FRAME) for x in (before, line))
+        return bool(before.strip() and line.strip()) and not framed
+
+    return [line.strip() for before, line in itertools.pairwise(lines) if goes_on(before, line)]
+
+
+def test_no_help_paragraph_is_broken_by_hand() -> None:
+    """At 1,000 columns every help paragraph fits on one line, so any break is the text's own; at
+    60 the terminal wraps the same paragraphs onto more lines."""
+    wide, narrow = _help_pages(1000), _help_pages(60)
+    assert {"mafia", "mafia play", "mafia resume", "mafia arena report", "mafia tournament"} <= set(wide)
+    assert {page: hand_breaks(lines) for page, lines in wide.items() if hand_breaks(lines)} == {}
+    assert all(len(narrow[page]) > len(lines) for page, lines in wide.items())
+
+
+def test_the_hand_break_check_finds_a_planted_break() -> None:
+    planted = ["╭─ Commands ─╮", "│ play    Play one game, shown │", "│         live.             │", "╰──╯"]
+    assert hand_breaks(planted) == ["│         live.             │"]
+    assert hand_breaks(["", " Play one game,", " shown live.", ""]) == ["shown live."]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -14,12 +15,18 @@ import pytest
 from langchain_core.messages import ToolMessage
 from typer.testing import CliRunner
 
+import arena_logs
 from fakes import Ask, Script, Searcher
+from fakes.openai_server import openai_server, task_of
+from mafia.arena.calls import calls, critical_path_calls
+from mafia.arena.game import GameTally
+from mafia.arena.progress import ArenaProgress
 from mafia.cli import app
 from mafia.context.policy import POLICIES
 from mafia.play.runner import run_game
-from mafia.records.cost import cost_line, run_cost
-from fakes.openai_server import openai_server, task_of
+from mafia.records.call_kinds import kinds_of
+from mafia.records.call_records import new_attempt
+from mafia.records.cost import cost_line, cost_of, run_cost
 
 runner = CliRunner()
 PRICES = {"input": 2.5, "cached_input": 1.25, "output": 10.0}
@@ -97,6 +104,25 @@ def test_a_game_without_prices_shows_no_money(tmp_path: Path) -> None:
     cost = run_cost(tmp_path / "game-7p-seed1")
     assert cost.money is None and cost.reported_prompt is None
     assert "$" not in cost_line(cost) and f"{cost.calls} calls" in played.output
+    assert cost.dialects == {"stable": cost.calls} and "stable schema dialect" in played.output
+
+
+@pytest.mark.parametrize(
+    ("dialects", "said"),
+    [
+        (["stable", "stable"], "2 calls, stable schema dialect, "),
+        (["grammar", "grammar", None], "3 calls, grammar schema dialect, "),
+        (["stable", "grammar", "grammar"], "3 calls, schema dialects grammar 2, stable 1, "),
+        ([None], "1 calls, 0 re-asks"),
+    ],
+)
+def test_the_cost_line_says_which_schema_dialect_the_calls_were_asked_in(
+    dialects: list[str | None], said: str
+) -> None:
+    """Each call's dialect is on its attempt (``schema``); a person's answer has none."""
+    tokens = {"prompt_tokens": 10, "schema_tokens": 0, "output_tokens": 1}
+    records = [{"attempts": [new_attempt("{}", tokens, schema=d)]} for d in dialects]
+    assert said in cost_line(cost_of(records))
 
 
 def misguard(ask: Ask) -> dict[str, Any] | None:
@@ -117,6 +143,7 @@ def test_a_layered_games_cost_counts_recalls_apart_from_the_true_re_asks(
     recalls = sum(a["kind"] == "recall" for r in records for a in r["attempts"])
     cost = run_cost(folder)
     assert recalls > 0 and cost.recalls == recalls
+    assert cost.calls == sum(len(r["attempts"]) for r in records)
     assert cost.reasks == len(re_asked) and cost.rejections == dict(Counter(re_asked))
     assert (cost.reasks > 0) == (script is not None)
     line = cost_line(cost)
@@ -136,3 +163,31 @@ def test_a_layered_games_cost_counts_recalls_apart_from_the_true_re_asks(
         if isinstance(messages[-1], ToolMessage) and not any("was rejected" in m.text for m in messages)
     ]
     assert after_search and all("enum" not in json.dumps(tools[0]) for tools in after_search)
+
+
+def test_every_call_total_counts_each_attempt_once() -> None:
+    """A recall search is a call but no answer, a re-ask is one call, a summary is one: each call
+    total (the cost line's, the arena's, the critical path's, a game's tally, the progress bar's)
+    is the number of attempts, and answers, searches and summaries split it."""
+    search, answer = arena_logs.attempt(kind="recall"), arena_logs.attempt()
+    bad = arena_logs.attempt(kind="illegal_choice")
+    turn = arena_logs.record
+    records = [
+        turn(1, "Player 1", "speak", [search, bad, answer]),
+        turn(1, "Player 2", "vote", [search, search, answer]),
+        turn(1, "Player 3", "vote", [bad, bad], fallback_kind="illegal_choice"),
+        turn(2, "summariser", "summary", [answer]),
+        turn(2, "Player 1", "vote", [search, answer]),
+    ]
+    total = sum(len(r["attempts"]) for r in records)
+    kinds = kinds_of(records)
+    assert (kinds.answers, kinds.recalls, kinds.summaries) == (6, 4, 1)
+    assert kinds.calls == cost_of(records).calls == calls(records) == total == 11
+    assert kinds.reasks == 2  # the fallen-back turn's last answer is no re-ask
+    assert critical_path_calls(records) == 3 + 3 + 1 + 2  # a vote's ballots side by side: its longest
+    tally = GameTally(threading.Event())
+    bar = ArenaProgress("t", 1, 0, enabled=False)
+    for one in records:
+        tally.count(one)
+        bar.call(one)
+    assert tally.calls == bar.calls == total

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+from mafia.context.policy import POLICIES, UNRECORDED_POLICY
 from mafia.graph import compile_graph
 from mafia.play.runner import resume_game, run_game, sqlite_checkpointer
 from repo import DATA
@@ -29,5 +30,6 @@ def test_a_checkpoint_of_an_older_release_resumes_to_the_log_of_a_whole_game(tmp
         assert any(e["type"] == "night_resolution" for e in held) and held[-1]["type"] != "game_over"
         final = resume_game("old-game", checkpointer=saver)
     assert final["winner"] is not None
-    whole = run_game({"seed": 5, "players": 7})
+    # The policy the game was started under, which its resume keeps: the default of that release.
+    whole = run_game({"seed": 5, "players": 7}, policy=POLICIES[UNRECORDED_POLICY])
     assert final["events"] == whole["events"]

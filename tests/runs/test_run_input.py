@@ -71,3 +71,32 @@ def test_a_bad_setup_is_one_line_naming_the_field(setup: Any, pattern: str) -> N
     with pytest.raises(SetupError) as refused:
         compile_graph().invoke({"setup": setup}, CFG)
     assert __import__("re").search(pattern, str(refused.value)), str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "run_input",
+    [
+        {"setpu": {"seed": 3}},
+        {"setup": {"seed": 3}, "seed": 3},
+        {"Setup": {}},
+        {"context": {"policy": "lean"}},
+    ],
+)
+def test_an_unknown_input_key_is_one_line_naming_it_and_the_allowed_keys(run_input: dict[str, Any]) -> None:
+    """LangGraph drops an input key its input schema lacks; the graph refuses it instead of playing
+    the default game."""
+    (wrong,) = set(run_input) - {"setup"}
+    with pytest.raises(ValueError) as refused:
+        compile_graph().invoke(run_input, CFG)
+    assert str(refused.value) == f"{wrong}: unknown input key; allowed: setup"
+
+
+def test_an_input_of_known_keys_plays_and_a_resumed_thread_keeps_its_state_keys() -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    game = compile_graph(checkpointer=InMemorySaver())
+    cfg: Any = {**CFG, "configurable": {"thread_id": "t"}}
+    assert compile_graph().invoke({}, CFG)["winner"] is not None
+    assert game.invoke({"setup": {"seed": 3, "players": 5}}, cfg)["winner"] is not None
+    # a second run on the thread: the router sees the state's keys beside the input's
+    assert game.invoke({"setup": {"seed": 4, "players": 5}}, cfg)["winner"] is not None

@@ -17,9 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.tracers.base import BaseTracer
+from langchain_core.tracers.schemas import Run
 
 from fakes.langsmith_endpoint import LangSmithEndpoint, langsmith_endpoint
+from mafia.context.policy import DEFAULT_POLICY, POLICIES
 from mafia.game.state import TurnRequest
+from mafia.play.runner import run_game
 from mafia.run.tracing import traced_inputs, turn_name
 
 API_KEY = "lsv2_pt_0123456789abcdef-test-only"
@@ -68,7 +72,7 @@ def test_a_game_is_one_readable_tree(tmp_path: Path, compression: bool) -> None:
     roles = {e["player"]: e["role"] for e in lines(folder / "events.jsonl") if e["type"] == "role_assigned"}
 
     (root,) = [r for r in runs.values() if not r.get("parent_run_id")]
-    assert root["name"] == folder.name == "game-7p-seed3"
+    assert root["name"] == f"{folder.name} · {DEFAULT_POLICY}" and folder.name == "game-7p-seed3"
     assert root["outputs"]["winner"] in ("mafia", "town", "draw")
     meta = root["extra"]["metadata"]
     assert (meta["game_id"], meta["seed"], meta["model"]) == ("game-7p-seed3", 3, "house")
@@ -219,3 +223,27 @@ def test_summaries_and_recall_searches_are_runs_of_their_own(tmp_path: Path) -> 
             assert run["outputs"]["hits"] == search["hits"]
     recall_runs = [r for r in runs.values() if " · recall " in r["name"]]
     assert len(recall_runs) == sum(r["recalls"] for r in searched)
+
+
+class _Roots(BaseTracer):
+    """An in-memory tracer: the root runs it is given, whole."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.roots: list[Run] = []
+
+    def _persist_run(self, run: Run) -> None:
+        self.roots.append(run)
+
+
+def test_the_root_runs_name_tells_the_policy() -> None:
+    """Two games of one setup under two policies: their root runs are named for the run and the
+    policy, not told apart by a number alone."""
+    tracer = _Roots()
+    for policy in ("lean", "seed-window"):
+        run_game(
+            {"seed": 1, "players": 5, "round_cap": 1},
+            policy=POLICIES[policy],
+            run_config={"callbacks": [tracer]},
+        )
+    assert [r.name for r in tracer.roots] == ["game-5p-seed1 · lean", "game-5p-seed1 · seed-window"]

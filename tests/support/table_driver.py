@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from mafia.context.builder import build_context
-from mafia.context.policy import ContextPolicy
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.game.actions import ActionKind, TextLimits, empty_answer
 from mafia.game.deal import deal
 from mafia.game.play import play
@@ -142,7 +142,7 @@ def play_table(
     limits: TextLimits | None = None,
 ) -> TableGame:
     """Play one game from ``setup`` over the table, every turn answered by ``answer``."""
-    policy = policy or ContextPolicy()
+    policy = policy or POLICIES[DEFAULT_POLICY]  # the graph's default
     limits = limits or TextLimits()
     records: list[JSON] = []
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from mafia.game.rules import ROLES
 from mafia.game.state import JSON
-from mafia.records.call_kinds import kinds_of
+from mafia.records.call_kinds import call_count, kinds_of
 
 TOKEN_FIELDS = ("prompt_tokens", "schema_tokens", "output_tokens", "billed_tokens")
 
@@ -27,8 +27,8 @@ NIGHTFALL = {
 
 
 def calls(prompts: Iterable[JSON]) -> int:
-    """Model calls of a game: every attempt of every turn."""
-    return sum(len(r.get("attempts", [])) for r in prompts)
+    """Model calls of a game: every attempt of every turn (``call_count``)."""
+    return call_count(prompts)
 
 
 def steps(prompts: Sequence[JSON]) -> list[list[JSON]]:
@@ -54,7 +54,7 @@ def steps(prompts: Sequence[JSON]) -> list[list[JSON]]:
 def critical_path_calls(prompts: Sequence[JSON]) -> int:
     """Calls on the critical path: per step, the most calls any one of its turns made (turns of a
     step run side by side; a turn's re-asks follow one another)."""
-    return sum(max(len(r.get("attempts", [])) for r in group) for group in steps(prompts))
+    return sum(max(call_count([r]) for r in group) for group in steps(prompts))
 
 
 def call_rows(prompts: Iterable[JSON]) -> list[JSON]:

@@ -17,6 +17,7 @@ from mafia.arena.spec import RESULT_FILE, ArenaSpec, GameSlot, write_json
 from mafia.game.events import EventBase
 from mafia.game.state import JSON
 from mafia.play.runner import LOCK_FILE, RUN_FILE, is_saved, resume_game, run_game
+from mafia.records.call_kinds import call_count
 
 LOGS = ("events.jsonl", "prompts.jsonl")
 
@@ -31,8 +32,8 @@ class UnusableFolder(RuntimeError):
 
 
 def calls_of(record: JSON) -> int:
-    """The model calls of a turn's prompt record (a re-ask is a call)."""
-    return len(record.get("attempts", []))
+    """The model calls of a turn's prompt record (a re-ask and a recall search are calls)."""
+    return call_count([record])
 
 
 @dataclass

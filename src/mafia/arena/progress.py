@@ -23,6 +23,7 @@ from rich.progress import (
 )
 
 from mafia.game.state import JSON
+from mafia.records.call_kinds import call_count
 
 logger = logging.getLogger("mafia.arena")
 
@@ -100,7 +101,7 @@ class ArenaProgress:
         """A turn ended: count its calls, the tokens they sent and its fallback."""
         attempts = record.get("attempts", [])
         with self._lock:
-            self.calls += len(attempts)
+            self.calls += call_count([record])
             self.tokens += sum(
                 int(a.get("prompt_tokens", 0)) + int(a.get("schema_tokens", 0)) for a in attempts
             )

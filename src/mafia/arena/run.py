@@ -198,9 +198,11 @@ def play_ask(
     on_start: Callable[[Path, int], None] | None,
     stop: Event | None,
     queue: bool = False,
+    title: str = "",
 ) -> tuple[Path, Played]:
     """Check ``spec`` whole, then play it under ``out/<kind>-<id>`` (the id derived from the ask
-    unless ``ask_id`` names it); returns the folder and what was played."""
+    unless ``ask_id`` names it; ``title`` follows it on the progress bar); returns the folder and
+    what was played."""
     if concurrency < 1:
         raise ArenaError(f"--concurrency: must be 1 or more, got {concurrency}")
     check_spec(spec)
@@ -211,7 +213,7 @@ def play_ask(
         spec,
         folder,
         ask_id,
-        title=f"{kind} {ask_id}",
+        title=f"{kind} {ask_id}{title}",
         concurrency=concurrency,
         server=server,
         queue=queue,
@@ -260,7 +262,7 @@ def play_games(
         slots = list(spec.games_in(arena_dir))
         pending = [slot for slot in slots if slot.result() is None]
         if on_start is not None:
-            on_start(arena_dir, len(slots))
+            on_start(arena_dir, spec.all_games)
         if servers is not None and queue:
             queue_games(spec, arena_dir, servers)
             return Played(len(slots), 0, {}, 0.0)
@@ -270,7 +272,8 @@ def play_games(
             play = lambda slot, tally: play_local(slot, spec, saver, tally)  # noqa: E731
         else:
             play = lambda slot, tally: servers.play(slot, spec, tally)  # noqa: E731
-        shown = stack.enter_context(ArenaProgress(title, len(slots), len(slots) - len(pending), progress))
+        done = len(slots) - len(pending)
+        shown = stack.enter_context(ArenaProgress(title, spec.all_games, done, progress))
         start = time.perf_counter()
         unfinished = _play_all(pending, play, concurrency, shown, servers, stop or Event())
         wall_s = time.perf_counter() - start

@@ -139,9 +139,21 @@ class ArenaSpec:
         """The models fit the table (ArenaError otherwise; called once the setup is known to be
         valid): an arena seats one model in every seat, so any table fits."""
 
+    @property
+    def all_games(self) -> int:
+        """Every game of the ask, scheduled or not (what the progress bar counts)."""
+        return len(self.seeds) * len(self.policies) * len(self.contestants)
+
+    def scheduled_keys(self) -> tuple[str, ...]:
+        """The record's fields that grow as the ask is played (later games scheduled on the results
+        of earlier ones): left out of the id; on resuming only their common entries must agree."""
+        return ()
+
     def default_id(self) -> str:
         """An id that the same ask always gets, so running the same command again resumes it."""
-        text = json.dumps(self.record(), sort_keys=True, default=str)
+        grows = self.scheduled_keys()
+        fixed = {key: value for key, value in self.record().items() if key not in grows}
+        text = json.dumps(fixed, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:10]
 
     def games_in(self, arena_dir: Path) -> Iterator[GameSlot]:
@@ -217,12 +229,24 @@ def check_same_ask(arena_dir: Path, spec: ArenaSpec, arena_id: str) -> None:
     if not path.exists():
         return
     earlier = read_record(path, "an arena file", "; move the folder aside or use another --id")
+    grows = spec.scheduled_keys()
     for key, value in spec.record().items():
-        if earlier.get(key) != json.loads(json.dumps(value)):
+        now = json.loads(json.dumps(value))
+        if not (_agree(earlier.get(key), now) if key in grows else earlier.get(key) == now):
             raise ArenaError(
                 f"arena {arena_id!r} was asked with {key} = {json.dumps(earlier.get(key))}, now "
                 f"{json.dumps(value, default=str)}; give the same arguments to resume it, or another --id"
             )
+
+
+def _agree(before: Any, now: Any) -> bool:
+    """Whether two records of a growing field agree where both hold an entry (a list's common
+    start, a mapping's common keys)."""
+    if isinstance(before, list) and isinstance(now, list):
+        return before[: len(now)] == now[: len(before)]
+    if isinstance(before, dict) and isinstance(now, dict):
+        return all(now[key] == value for key, value in before.items() if key in now)
+    return bool(before == now)
 
 
 def claim_arena(

@@ -21,7 +21,13 @@ from mafia.run.settings import SettingError
 
 CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
 RetriesOption = Annotated[int, typer.Option(help="Re-asks after a bad answer before the fallback.")]
-RolesOption = Annotated[str | None, typer.Option(help="Role counts, e.g. 'mafia=3,doctor=1'.")]
+RolesOption = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Role counts of {', '.join(ROLE_FIELDS)} (Town fills the seats left), "
+        "e.g. 'mafia=3,bodyguard=1'."
+    ),
+]
 SummariserOption = Annotated[
     str | None,
     typer.Option(

@@ -4,6 +4,7 @@ or a traceback; Ctrl-C ends the process at once, even with model requests in fli
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import os
 import signal
@@ -95,6 +96,32 @@ def repeated_option(command: Any, args: Sequence[str]) -> None:
                 else f"{first_name} was given twice; give it once"
             )
         seen[key] = (name, value)
+
+
+def one_line_paragraphs(text: str) -> str:
+    """A docstring's paragraphs each on one line, for the terminal to wrap to its width; a list
+    (lines starting with "- ") or a block typer keeps as written ("\\b") stays as it is."""
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    kept = [
+        p.startswith("\b") or any(line.lstrip().startswith("- ") for line in p.splitlines())
+        for p in paragraphs
+    ]
+    return "\n\n".join(p if keep else " ".join(p.split()) for p, keep in zip(paragraphs, kept, strict=True))
+
+
+def terminal_wrapped(app: typer.Typer) -> None:
+    """Give every command of ``app`` and of its groups its help with each paragraph on one line,
+    and the short help the commands table shows (the first paragraph), so the terminal wraps them
+    to its width: typer's rich mode keeps a docstring's own line breaks in both places."""
+    for command in app.registered_commands:
+        text = command.help or (command.callback.__doc__ if command.callback else None)
+        if text:
+            command.help = one_line_paragraphs(text)
+            if command.short_help is None:
+                command.short_help = command.help.split("\n\n")[0]
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            terminal_wrapped(group.typer_instance)
 
 
 class MafiaApp(typer.Typer):

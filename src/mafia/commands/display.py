@@ -97,6 +97,9 @@ def _escaped(value: Any) -> Any:
     return value
 
 
+RESUMED_MARK = "Resumed: new play from here"
+
+
 class GameView:
     """Prints events to a console; ``quiet`` shows only the start and the result."""
 
@@ -119,6 +122,11 @@ class GameView:
         if event.AUDIENCE is not None and not self.reveal:
             return
         self.show(event)
+
+    def resumed(self) -> None:
+        """Mark where a resumed game's new play begins, below the game so far."""
+        if not self.quiet:
+            self.console.print(Rule(RESUMED_MARK, style="bold yellow"))
 
     def show(self, event: ev.EventBase) -> None:
         """Render one event (its texts are escaped: words such as "[/]" are shown, not read as styles)."""

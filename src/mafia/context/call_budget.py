@@ -5,6 +5,12 @@ adds the rejected answer and the error, a recall exchange its call and the hits.
 answer is cut to the room the prompt and the error leave (or left out, the error saying what was
 wrong), recall queries are capped and hits fitted to the room (``nodes.recall_step``), and a call
 that still runs over is logged with why (``over_budget`` on its attempt in prompts.jsonl).
+
+What the budget bounds is the text of a call's messages (``context_tokens``). The answer schema and
+the recall tool are billed on top of it (``schema_tokens``: 427 tokens for an answer beside the
+recall tool, more on a re-ask whose schema lists the legal options), and so are the messages' role
+lines. Counted inside the budget they would leave the prompt 427 tokens less room, and a prompt
+with less room leaves more facts to recall (``bench/budget.py`` measures how many).
 """
 
 from __future__ import annotations

@@ -154,7 +154,12 @@ POLICIES: dict[str, ContextPolicy] = {
         ContextPolicy(verbatim_rounds=3, summary=True, bullet_rounds=7, name="tiered"),
     )
 }
-DEFAULT_POLICY = "seed-window"
+DEFAULT_POLICY = "lean"
+"""The policy a run plays unless told otherwise: every engine fact and the claims ledger kept, the
+fewest tokens sent and billed; with paired dice it plays the games ``seed-window`` plays."""
+UNRECORDED_POLICY = "seed-window"
+"""The policy of a game whose record names none (checkpointed before runs recorded their
+context): the default it was started under, so a resume plays it on as it began."""
 
 
 def policy_by_name(name: str) -> ContextPolicy:

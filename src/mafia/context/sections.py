@@ -55,9 +55,10 @@ def identity_text(me: str, role: Role, persona: str, playbook: bool = True) -> s
 
 
 def held_roles(started: GameStarted | None) -> tuple[Role, ...]:
-    """The roles the rules tell of: every role on by default, and any other the table holds."""
+    """The roles the rules tell of: those the table holds (a role dealt to no one has no rule to
+    tell, though the composition counts it); for a table not yet known, every role on by default."""
     if started is not None:
-        return tuple(started.held())
+        return tuple(role for role in started.held() if started.count_of(role))
     return tuple(role for role, spec in ROLES.items() if not spec.optional)
 
 
@@ -74,14 +75,16 @@ def rules_text(
         seats=", ".join(seats),
         composition=composition_text,
         town_roles=", ".join(role.value for role in roles if ROLES[role].side == "town"),
-        night_rules=" ".join(
-            [
-                *(night.rule for role in NIGHT_ROLES if role in roles and (night := ROLES[role].night)),
-                *(rule for role in roles if (rule := ROLES[role].rule)),
-            ]
-        ),
+        night_rules="".join(f" {rule}" for rule in _rules_told(roles)),  # none: no double space
         round_cap=str(round_cap),
     )
+
+
+def _rules_told(roles: tuple[Role, ...]) -> list[str]:
+    """The rules of the roles a table holds: each night role's (as the table's other roles meet
+    it), in waking order, then the rule of each role without a night action that has one."""
+    night = [spec.rule_for(roles) for role in NIGHT_ROLES if role in roles and (spec := ROLES[role].night)]
+    return [*night, *(rule for role in roles if (rule := ROLES[role].rule))]
 
 
 def identity(s: Situation, playbook: bool = True) -> str:

@@ -105,6 +105,13 @@ class NightSpec:
     """The legal choices, from the living players in seat order and the chooser."""
     fallback: Callable[[str, Sequence[str]], str | None] = first_option
     """The legal choice applied when every answer was rejected, from the chooser and the options."""
+    rule_with: tuple[tuple[Role, str], ...] = ()
+    """Sentences its rule adds at a table holding the role named: how another role's choice
+    meets its own."""
+
+    def rule_for(self, held: Collection[Role]) -> str:
+        """Its rule as a table holding the roles ``held`` is told."""
+        return " ".join([self.rule, *(text for role, text in self.rule_with if role in held)])
 
 
 @dataclass(frozen=True)
@@ -204,10 +211,14 @@ ROLES: dict[Role, RoleSpec] = {
         NightSpec(
             "bodyguard_guard",
             "guards",
-            "The Bodyguard guards one other player and dies in their place if the Mafia attack them"
-            " (unless the Doctor saves them or the Bodyguard).",
+            "The Bodyguard guards one other player and dies in their place if the Mafia attack them.",
             ("bodyguard", "guarded"),
             effect=stands_in,
+            # resolve_night: a save of the guarded player spares them; a save of the Bodyguard
+            # spares the Bodyguard once the kill falls on them.
+            rule_with=(
+                (Role.DOCTOR, "If the Doctor protects the guarded player or the Bodyguard, no one dies."),
+            ),
             answer="whom you guard",
         ),
         optional=True,

@@ -31,7 +31,7 @@ from langgraph.types import Interrupt
 from pydantic import BaseModel
 
 from mafia.context.builder import build_context, prompt_messages, with_schema_note
-from mafia.context.call_budget import fit_tokens, over_budget
+from mafia.context.call_budget import LEFT_OUT, MIN_SHOWN, fit_tokens, over_budget
 from mafia.context.extraction import claimed_role
 from mafia.context.policy import ContextPolicy
 from mafia.context.recall import RECALL_KIND
@@ -154,14 +154,21 @@ def answer_shape(state: PlayerTurnState, action: ActionKind, limits: TextLimits)
 # ---- subgraph nodes ------------------------------------------------------------------------
 
 
-def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-    """Render the player's prompt from their view of the log, listing the request's options."""
+def rendered_prompt(
+    state: PlayerTurnState, runtime: Runtime[GameContext], budget: int | None = None
+) -> Prompt:
+    """The player's prompt from their view of the log, listing the request's options, as a prompt
+    record keeps it; under a token budget, ``budget`` lowers it (a re-ask's prompt, which must
+    leave room for the rejected answer and the error)."""
     req = state["request"]
+    policy = game_context(runtime).policy
+    if budget is not None:
+        policy = dataclasses.replace(policy, token_budget=max(1, budget))
     prompt = build_context(
         parsed_log(state["game_id"], state["events"]),
         req["player"],
         ActionKind(req["action"]),
-        game_context(runtime).policy,
+        policy,
         game_over=req["game_over"],
         options=req["options"],
     )
@@ -170,13 +177,18 @@ def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) ->
     if not is_human(spec) and states_schema(resolve_model(spec)):
         action = ActionKind(req["action"])
         system = with_schema_note(system, answer_schema(action, req["options"], reask=False))
-    plain: Prompt = {
+    return {
         "system": system,
         "user": prompt.user,
         "tokens": dict(prompt.token_counts()),
         "total_tokens": prompt.total_tokens,
         "trimmed": list(prompt.trimmed),
     }
+
+
+def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """Render the player's prompt (``rendered_prompt``) and start the turn's messages with it."""
+    plain = rendered_prompt(state, runtime)
     return {
         "prompt": plain,
         "messages": prompt_messages(plain),
@@ -365,20 +377,46 @@ def commit(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, A
             rejection = Rejection(rejection.kind, rejection.error, last["raw"])
     answered = len(attempts) - recall_count(attempts)
     if rejection is not None and answered <= game_context(runtime).max_retries:
-        said, error = reask_exchange(rejection)
-        budget = game_context(runtime).policy.token_budget
-        if budget is not None:  # the re-ask fits the budget too: the rejected answer is cut
-            said = fit_tokens(said, budget - state["prompt"]["total_tokens"] - count_tokens(error))
         return {
             "attempts": attempts,
             "error": rejection.error,
-            "messages": [*prompt_messages(state["prompt"]), AIMessage(said), HumanMessage(error)],
+            "messages": reask_messages(state, runtime, *reask_exchange(rejection)),
         }
     return {
         "attempts": attempts,
         "error": rejection.error if rejection is not None else None,
         "turn": finish_turn(state, choice, rejection, attempts, game_context(runtime).text_limits),
     }
+
+
+REASK_FLOOR = max(MIN_SHOWN, count_tokens(LEFT_OUT))
+"""Tokens a re-ask keeps for the rejected answer under a budget: enough to show its start, or to
+say it was left out."""
+
+
+def reask_messages(
+    state: PlayerTurnState, runtime: Runtime[GameContext], said: str, error: str
+) -> list[BaseMessage]:
+    """A re-ask's messages: the prompt, the rejected answer as the model's message, the error as
+    the user's. Under a token budget they fit it together: where the prompt leaves the exchange
+    less than ``REASK_FLOOR`` tokens for the answer, the prompt is rendered again under a budget
+    lowered by the difference (trimmed as any prompt is), and the answer is cut to the room left."""
+    prompt = state["prompt"]
+    budget = game_context(runtime).policy.token_budget
+    if budget is None:
+        return [*prompt_messages(prompt), AIMessage(said), HumanMessage(error)]
+    wanted = min(REASK_FLOOR, count_tokens(said))
+    lowered = budget - count_tokens(error) - wanted  # what the prompt may take
+    for _ in range(3):  # the section counts may differ from the messages' by a few tokens
+        room = budget - context_tokens(prompt_messages(prompt)) - count_tokens(error)
+        if room >= wanted:
+            break
+        if prompt is not state["prompt"]:
+            lowered -= wanted - room
+        prompt = rendered_prompt(state, runtime, lowered)
+    messages = prompt_messages(prompt)
+    room = budget - context_tokens(messages) - count_tokens(error)
+    return [*messages, AIMessage(fit_tokens(said, room)), HumanMessage(error)]
 
 
 def route_commit(state: PlayerTurnState) -> Literal["decide", "__end__"]:

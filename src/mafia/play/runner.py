@@ -22,7 +22,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, UNRECORDED_POLICY, ContextPolicy
 from mafia.game.events import EventBase, parse_event
 from mafia.game.state import JSON, InputState, SetupInput
 from mafia.graph import build_graph
@@ -100,11 +100,14 @@ class RunLog:
         folder: Path | None,
         on_event: Callable[[EventBase], None] | None = None,
         on_prompt: Callable[[JSON], None] | None = None,
+        on_resumed: Callable[[], None] | None = None,
     ):
-        """Files already in ``folder`` (a game resumed) are checked and appended to, never truncated."""
+        """Files already in ``folder`` (a game resumed) are checked and appended to, never truncated.
+        ``on_resumed`` (a resume's) is called once the game so far has passed, before new play."""
         self.folder = folder
         self.on_event = on_event
         self.on_prompt = on_prompt
+        self.on_resumed = on_resumed
         self.events_seen = 0
         self.prompts_seen = 0
         self.last_prompt: PromptRecord | None = None  # the state stores records packed against the one before
@@ -128,6 +131,9 @@ class RunLog:
         self.events_seen = len(events)
         for file in self._files.values():
             file.flush()
+        if self.on_resumed is not None:  # a resume's first step is the checkpointed game so far
+            self.on_resumed()
+            self.on_resumed = None
 
     def prompt(self, record: PromptRecord) -> None:
         """Every prompt record of the game passes here once, in its final order (a resumed run
@@ -397,6 +403,7 @@ def resume_game(
     run_config: RunnableConfig | None = None,
     human: Respond | None = None,
     summariser: ModelLike | None = None,
+    on_resumed: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Go on with a checkpointed game from where it stopped and return the final state.
 
@@ -408,7 +415,8 @@ def resume_game(
     ``out_dir/<thread_id>/`` are checked against the checkpoint and only their missing tail is
     appended (LogConflict if they disagree; nothing is truncated), under the run's lock (RunBusy
     while another process plays it). ``on_event`` and ``on_prompt`` see the whole game, the part
-    before the resume first. A finished game is returned as it is.
+    before the resume first; ``on_resumed`` is called between the two, where new play begins (a
+    live view's mark). A finished game is returned as it is.
     """
     graph = graph_for(checkpointer)
     cfg = _run_config(run_config, thread_id)
@@ -429,7 +437,9 @@ def resume_game(
             write_run_file(folder, {**read_run_file(folder), **describe_context(context, names)})
         with timed(folder), traced_game(cfg, thread_id, setup, context, resumed=True) as trace:
             return trace.finish(
-                _stream(graph, None, trace.config, context, RunLog(folder, on_event, on_prompt), human)
+                _stream(
+                    graph, None, trace.config, context, RunLog(folder, on_event, on_prompt, on_resumed), human
+                )
             )
     finally:
         if lock is not None:
@@ -483,9 +493,14 @@ def resumed_context(
     recorded summariser unless one is given), checked against the record before any log is touched
     (RunMismatch for a change not allowed)."""
     recorded = values.get("run")
-    if recorded is None:  # a game checkpointed before its run was recorded: as given, or defaults
+    if recorded is None:  # a game checkpointed before its run was recorded: as given, or the defaults
+        # it was started under (never a default that came later)
         context = _context(
-            model or "house", seat_models, policy, 2 if max_retries is None else max_retries, human
+            model or "house",
+            seat_models,
+            policy or POLICIES[UNRECORDED_POLICY],
+            2 if max_retries is None else max_retries,
+            human,
         )
         return dataclasses.replace(context, summariser=summariser)
     base = context_from_record(recorded)

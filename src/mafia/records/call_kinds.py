@@ -45,6 +45,12 @@ class CallKinds:
         return self.answers + self.recalls + self.summaries
 
 
+def call_count(records: Iterable[Mapping[str, Any]]) -> int:
+    """Every call of prompt records, each attempt once (``kinds_of``'s total): the one count of
+    calls that costs, arena and tournament figures and the progress bar show."""
+    return kinds_of(records).calls
+
+
 def kinds_of(records: Iterable[Mapping[str, Any]]) -> CallKinds:
     """The calls of prompt records (``prompts.jsonl``'s) by kind."""
     answers = recalls = summaries = summary_fallbacks = 0

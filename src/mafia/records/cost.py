@@ -13,6 +13,7 @@ each call's provider-reported tokens where the provider reported them, else the 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,9 @@ class Cost:
     reported_calls: int = 0
     seconds: float | None = None
     money: float | None = None
+    dialects: dict[str, int] = field(default_factory=dict)
+    """The calls by the answer schema's dialect they were asked in (``stable``, ``grammar``: see
+    ``mafia.models.schema_dialect``); a person's answers have none."""
 
 
 def _calls_tokens(attempt: Mapping[str, Any]) -> tuple[int, int, int]:
@@ -103,7 +107,7 @@ def cost_of(
         )
     kinds: CallKinds = kinds_of(records)
     return Cost(
-        calls=len(attempts),
+        calls=kinds.calls,
         recalls=kinds.recalls,
         summaries=kinds.summaries,
         reasks=kinds.reasks,
@@ -121,6 +125,7 @@ def cost_of(
         reported_calls=_reporting(attempts),
         seconds=seconds,
         money=money,
+        dialects=dict(sorted(Counter(str(a["schema"]) for a in attempts if a.get("schema")).items())),
     )
 
 
@@ -144,6 +149,14 @@ def run_cost(folder: Path) -> Cost:
     return cost_of(records, prices if isinstance(prices, dict) else None, seconds)
 
 
+def _dialects(dialects: Mapping[str, int]) -> list[str]:
+    """Which schema dialect the calls were asked in: "stable schema dialect", or each dialect's
+    calls when a table's models spoke several ("schema dialects grammar 40, stable 38")."""
+    if len(dialects) == 1:
+        return [f"{next(iter(dialects))} schema dialect"]
+    return [f"schema dialects {', '.join(f'{k} {n}' for k, n in dialects.items())}"] if dialects else []
+
+
 def _kinds(counts: Mapping[str, int]) -> str:
     return " (" + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())) + ")" if counts else ""
 
@@ -163,6 +176,7 @@ def cost_line(cost: Cost) -> str:
     """The cost in one line, as ``play``, ``runs`` and ``replay`` print it."""
     parts = [
         f"{cost.calls} calls{_calls_by_kind(cost)}",
+        *_dialects(cost.dialects),
         f"{cost.reasks} re-asks{_kinds(cost.rejections)}",
         f"{sum(cost.fallbacks.values())} fallbacks{_kinds(cost.fallbacks)}",
         f"{cost.tokens_sent:,} tokens sent",

@@ -73,13 +73,22 @@ def policy_from_input(value: Any) -> ContextPolicy:
     )
 
 
+def refuse_unknown(
+    given: Iterable[str], known: Iterable[str], what: str, allowed: Iterable[str] = ()
+) -> None:
+    """One line for the first of ``given`` that is not ``known``, naming the keys a user may give
+    (``allowed``, else ``known``)."""
+    known = list(known)
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise ValueError(f"{unknown[0]}: unknown {what} key; allowed: {', '.join(allowed or known)}")
+
+
 def init_fields(target: object, values: Mapping[str, Any], what: str) -> None:
     """Set a dataclass's fields from keyword ``values``, the defaults for the rest; an unknown key
     is refused with one line (a run's context from Studio or the SDK arrives as keywords)."""
     known: dict[str, Field[Any]] = {f.name: f for f in fields(cast(Any, target)) if f.init}
-    unknown = sorted(set(values) - set(known))
-    if unknown:
-        raise ValueError(f"{unknown[0]}: unknown {what} key; allowed: {', '.join(known)}")
+    refuse_unknown(values, known, what)
     for name, f in known.items():
         if name in values:
             value = values[name]

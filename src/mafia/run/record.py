@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from mafia.context.policy import ContextPolicy
+from mafia.context.policy import UNRECORDED_POLICY, ContextPolicy
 from mafia.game.actions import TextLimits
 from mafia.game.events import RunChanged, dump_event
 from mafia.game.state import JSON
@@ -217,15 +217,16 @@ def run_of(state: Mapping[str, Any], context: GameContext | None) -> RunOf:
     default), else the given one checked against the record (RunMismatch for a change it does not
     allow; an allowed change is returned as events)."""
     recorded = state.get("run")
-    if recorded is None:  # a game checkpointed before its run was recorded
-        return RunOf(context or GameContext(), [], None)
-    if context is None:
-        return RunOf(context_from_record(recorded), [], recorded)
     names = [s["name"] for s in state.get("seats", [])]
     # Described once per step: a context without seat models reads the same with or without names.
-    given = describe_context(context, names)
-    if not context.change_run and given == _default_record():
+    given = describe_context(context, names) if context is not None else None
+    if context is None or given is None or (not context.change_run and given == _default_record()):
+        if recorded is None:  # a game checkpointed before runs were recorded: the defaults it was
+            # started under, never a default that came later
+            return RunOf(GameContext(policy=UNRECORDED_POLICY), [], None)
         return RunOf(context_from_record(recorded), [], recorded)
+    if recorded is None:
+        return RunOf(context, [], None)
     mismatches = differences(recorded, given)
     refused = [m for m in mismatches if m.kind not in context.change_run]
     if refused:

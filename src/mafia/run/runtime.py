@@ -15,7 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 from pydantic import ValidationError, WithJsonSchema
 
-from mafia.context.policy import ContextPolicy
+from mafia.context.policy import DEFAULT_POLICY, POLICIES, ContextPolicy
 from mafia.game.actions import TextLimits
 from mafia.models.settings import ModelSettings, first_error
 from mafia.run.inputs import from_mapping, init_fields, policy_from_input
@@ -54,8 +54,9 @@ class GameContext:
     """Per-seat models, keyed by seat number ("3") or player name ("Player 3")."""
     max_retries: int = 2
     """Re-asks after a malformed or illegal answer before the legal fallback is applied."""
-    policy: ContextPolicy = field(default_factory=ContextPolicy)
-    """How each player's context is built (window, budget, full transcript)."""
+    policy: ContextPolicy = field(default_factory=lambda: POLICIES[DEFAULT_POLICY])
+    """How each player's context is built (window, budget, full transcript): a registered policy's
+    name, its settings, or a policy; by default ``DEFAULT_POLICY``."""
     summariser: ModelSetting | None = None
     """Who writes the cold days' summary under a policy with summaries: a model, ``"seat:N"`` for
     that seat's model, or None for ``model``."""

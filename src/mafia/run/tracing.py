@@ -1,9 +1,9 @@
 """LangSmith tracing of games: readable run names, metadata and tags, slim traced data, the flush.
 
-A traced game is one tree whose root run is named for the run id and carries the game's metadata
-(game id, run id, seed, policy, model). In the default "turns" detail the game posts its own runs
-under it: each day and night, and in it each player turn, named for what it is (``Day 2 · vote ·
-Player 4``), holding the prompt, the answers and the result, with the turn's metadata (seat,
+A traced game is one tree whose root run is named for the run id and the policy and carries the
+game's metadata (game id, run id, seed, policy, model). In the default "turns" detail the game
+posts its own runs under it: each day and night, and in it each player turn, named for what it is
+(``Day 2 · vote · Player 4``), holding the prompt, the answers and the result, with the turn's metadata (seat,
 player, role, phase, round, action, the seat's model) and ``phase:``/``role:`` tags. LangChain's
 own tracing is off inside the game: LangGraph would trace every node and router with the game
 state as input, about ten runs per turn. In "graph" detail LangGraph's runs are traced instead,
@@ -150,7 +150,8 @@ def traced_game(
     *,
     resumed: bool = False,
 ) -> Iterator[GameTrace]:
-    """Trace one game run: ``GameTrace.config`` carries the root run's name (the run id) and the
+    """Trace one game run: ``GameTrace.config`` carries the root run's name (the run id and the
+    policy, ``game-7p-seed3 · lean``) and the
     game's metadata. With tracing on, "turns" detail posts the game's own runs (LangChain's
     per-node tracing is off inside); "graph" detail adds the game's tracer to the callbacks
     (unless the caller gave a LangChain tracer of their own)."""
@@ -168,7 +169,9 @@ def traced_game(
         metadata["resumed"] = True
     traced: RunnableConfig = {
         **run_config,
-        "run_name": run_config.get("run_name") or run_id,
+        # The run id, which a second game of one setup numbers ("-2"), and the policy, which
+        # tells apart the games an arena pairs across policies.
+        "run_name": run_config.get("run_name") or f"{run_id} · {context.policy.name}",
         "metadata": {**metadata, **run_config.get("metadata", {})},
     }
     if not enabled():

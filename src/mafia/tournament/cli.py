@@ -53,7 +53,11 @@ def tournament(
     ctx: typer.Context,
     model: Annotated[list[str] | None, typer.Option(help=MODEL_HELP, show_default=False)] = None,
     games: Annotated[
-        int, typer.Option(help="Games in all: each deal is played once per model, so a multiple of them.")
+        int,
+        typer.Option(
+            help="Games in all: a multiple of one deal's games (mixed: one per model; teams: one per "
+            "ordered pair; swiss: rounds × 2 × the pairs of a round)."
+        ),
     ] = 30,
     players: Annotated[int, typer.Option(help="Seats at every table (5-16).")] = 8,
     policy: Annotated[
@@ -89,9 +93,19 @@ def tournament(
         typer.Option(
             help="How models are seated: mixed (every model at every table, one holding the Mafia) or "
             "teams (two models a game, one the whole Mafia and the other the whole Town, then the "
-            "sides swapped on the same deal); teams tells two models apart in fewer games.",
+            "sides swapped on the same deal); teams tells two models apart in fewer games; swiss "
+            "(for many models: teams pairs of similar standing, round by round, see --rounds).",
         ),
     ] = "mixed",
+    rounds: Annotated[
+        int | None,
+        typer.Option(
+            help="Swiss rounds (--design swiss only; default ceil(log2 of the models)): each round "
+            "pairs models of similar standing on deals of its own, never the same two twice while "
+            "others can meet, an odd model out sitting the round out.",
+            show_default=False,
+        ),
+    ] = None,
     server: ServerOption = None,
     queue: QueueOption = False,
     detach: DetachOption = False,
@@ -142,6 +156,7 @@ def tournament(
         "queue": queue,
         "self_play": self_play,
         "design": design,
+        "rounds": rounds,
         "progress": not quiet and not queue,
         "on_start": started,
     }

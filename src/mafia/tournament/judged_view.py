@@ -1,7 +1,8 @@
 """Judged play as the report and the page show it, in plain text cells both render: one table per
 metric (each model's figure overall and per role, with its 95% interval), the calibration by day,
 the metrics that separate each two models, the leaderboard's rank ranges, and the warnings that a
-result does not tell the models apart. Everything comes from the standings."""
+result does not tell the models apart; and a swiss tournament's rounds. Everything comes from the
+standings."""
 
 from __future__ import annotations
 
@@ -25,6 +26,27 @@ RANK_NOTE = (
     "games, ranked by its wins above its roles' baseline (each seat's win minus its role's win rate "
     "over every model's seats, averaged over the model's seats; 0 is average)."
 )
+
+
+SWISS_NOTE = (
+    "Each round pairs models of similar standing (wins above their roles' baseline over the rounds "
+    "before; round one in a seeded order), never the same two twice while others can meet, each "
+    "pair on the round's deals both ways round; with an odd count one model sits the round out (a "
+    "bye: no games, no score), the lowest-standing one with the fewest byes so far."
+)
+
+
+def round_rows(s: JSON) -> Rows:
+    """The swiss rounds paired so far: each round's pairs (the better standing first) and bye."""
+    rows = [
+        [
+            str(r["round"]),
+            ", ".join(f"{a} v {b}" for a, b in r["pairs"]),
+            r["bye"] or "–",
+        ]
+        for r in s["pairings"] or []
+    ]
+    return ["round", "pairs", "bye"], rows
 
 
 def figure(f: JSON | None, digits: int = 2) -> str:

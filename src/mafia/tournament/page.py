@@ -1,10 +1,10 @@
 """The tournament as one self-contained HTML page: the warnings when the results do not tell the models
 apart, the leaderboard with its intervals drawn and rank ranges, how each model played (judged play,
 each metric defined in one line), the ratings per role, the deceiver/detector chart, the head-to-
-head matrix of paired deals, cost and efficiency per model, the self-play games apart, and every
-game linked to its replay page. Plots are inline SVG (``mafia.tournament.svg``), styles inline, and
-nothing is loaded, so the file opens offline. Every figure comes from the standings
-(``standings.json`` holds them unrounded)."""
+head matrix of paired deals, cost and efficiency per model, the self-play games apart, a swiss
+tournament's rounds, and every game linked to its replay page. Plots are inline SVG
+(``mafia.tournament.svg``), styles inline, and nothing is loaded, so the file opens offline. Every
+figure comes from the standings (``standings.json`` holds them unrounded)."""
 
 from __future__ import annotations
 
@@ -20,10 +20,12 @@ from mafia.game.state import JSON
 from mafia.tournament.judged_view import (
     JUDGED_NOTE,
     RANK_NOTE,
+    SWISS_NOTE,
     by_day_rows,
     figure,
     metric_rows,
     rank_range,
+    round_rows,
     separation_rows,
 )
 from mafia.tournament.ratings import ROLES
@@ -35,6 +37,7 @@ ASKED = (
     "players",
     "games",
     "design",
+    "rounds",
     "seed_start",
     "roles",
     "round_cap",
@@ -321,6 +324,9 @@ class Page:
             out.append(f"<p>Not finished, so not counted: {escape(', '.join(unfinished))}.</p>")
         return "".join(out)
 
+    def rounds(self) -> str:
+        return f"<p>{escape(SWISS_NOTE)}</p>" + self._plain_table(round_rows(self.s))
+
     def _link(self, game: str) -> str:
         href = self.replays.get(game)
         return f'<a href="{escape(href)}">{escape(game)}</a>' if href else escape(game)
@@ -354,6 +360,7 @@ SECTIONS: tuple[tuple[str, str, Callable[[Page], str]], ...] = (
     ("head-to-head", "Head to head", Page.head_to_head),
     ("cost", "Cost and efficiency", Page.costs),
     ("self-play", "Self-play", Page.self_play),
+    ("swiss-rounds", "Swiss rounds", Page.rounds),  # a swiss tournament's alone
     ("games", "Games", Page.games),
     ("asked", "What was asked", Page.asked),
 )
@@ -365,10 +372,11 @@ def render_page(s: JSON, request: JSON, title: str, replays: Mapping[str, str]) 
     page = Page(s, request, replays)
     winners = ", ".join(f"{side} {n}" for side, n in s["winners"].items())
     line = f"{s['finished']} finished games of {s['games']} at {s['players']} seats. Winners: {winners}."
-    nav = "".join(f'<a href="#{key}">{escape(heading)}</a>' for key, heading, _ in SECTIONS)
+    shown = [section for section in SECTIONS if section[0] != "swiss-rounds" or s["pairings"] is not None]
+    nav = "".join(f'<a href="#{key}">{escape(heading)}</a>' for key, heading, _ in shown)
     body = "\n".join(
         f'<section id="{key}"><h2>{escape(heading)}</h2>{make(page)}</section>'
-        for key, heading, make in SECTIONS
+        for key, heading, make in shown
     )
     alerts = "".join(f'<p class="warning" role="alert">{escape(w)}</p>' for w in s["warnings"])
     header = f"<h1>Tournament: {escape(title)}</h1>\n<p>{escape(line)}</p>\n{alerts}<nav>{nav}</nav>"

@@ -16,10 +16,12 @@ from mafia.game.state import JSON
 from mafia.tournament.judged_view import (
     JUDGED_NOTE,
     RANK_NOTE,
+    SWISS_NOTE,
     by_day_rows,
     figure,
     metric_rows,
     rank_range,
+    round_rows,
     separation_rows,
 )
 from mafia.tournament.page_files import write_page
@@ -37,6 +39,7 @@ ASKED = (
     "players",
     "games",
     "design",
+    "rounds",
     "seed_start",
     "roles",
     "round_cap",
@@ -207,6 +210,8 @@ def render(s: JSON, request: JSON, plot: str, title: str) -> str:
             _costs,
         ),
     ]
+    if s["pairings"] is not None:
+        sections.append(("Swiss rounds", SWISS_NOTE, lambda s: table(*round_rows(s))))
     for heading, note, make in sections:
         out += ["", f"## {heading}", "", note, "", *make(s)]
         if heading == "Leaderboard":

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from threading import Event
+from typing import Any
 
 from mafia.arena.run import ModelsArg, contestants_of, play_ask, policies_of
 from mafia.arena.spec import SUMMARY_FILE, ArenaError, write_json
@@ -14,8 +15,9 @@ from mafia.context.policy import DEFAULT_POLICY, ContextPolicy
 from mafia.game.state import JSON
 from mafia.tournament.ratings import PASSES
 from mafia.tournament.results import load_tournament
-from mafia.tournament.spec import KIND, MIXED, TournamentSpec
+from mafia.tournament.spec import KIND, MIXED, SWISS, TournamentSpec
 from mafia.tournament.standings import standings
+from mafia.tournament.swiss import play_swiss
 
 
 def run_tournament(
@@ -37,6 +39,7 @@ def run_tournament(
     passes: int = PASSES,
     self_play: bool = False,
     design: str = MIXED,
+    rounds: int | None = None,
     on_start: Callable[[Path, int], None] | None = None,
     stop: Event | None = None,
 ) -> JSON:
@@ -54,7 +57,9 @@ def run_tournament(
     in ``run_arena`` (queued games are collected with ``tournament_summary``). ``passes`` is the
     number of random game orders the ratings average over.
     ``self_play`` also plays each deal once with each model alone at the table (shown apart, never
-    rated).
+    rated). With ``design="swiss"`` the models play ``rounds`` Swiss rounds (by default
+    ``pairing.default_rounds``), each pairing models of similar standing as teams pairs on deals
+    of its own; a round is played once the one before has finished, so it cannot be queued.
     """
     if passes < 1:
         raise ArenaError(f"passes: must be 1 or more, got {passes}")
@@ -69,19 +74,25 @@ def run_tournament(
         max_retries=max_retries,
         self_play=self_play,
         design=design,
+        rounds=rounds,
     )
-    folder, played = play_ask(
-        spec,
-        Path(out),
-        KIND,
-        tournament_id,
-        concurrency=concurrency,
-        server=server,
-        queue=queue,
-        progress=progress,
-        on_start=on_start,
-        stop=stop,
-    )
+    if queue and design == SWISS:
+        raise ArenaError(
+            "--queue: a swiss tournament pairs each round on the results of the one before, so its "
+            "games cannot be queued at once; run it without --queue"
+        )
+    play: dict[str, Any] = {
+        "concurrency": concurrency,
+        "server": server,
+        "queue": queue,
+        "progress": progress,
+        "on_start": on_start,
+        "stop": stop,
+    }
+    if design == SWISS:
+        folder, played = play_swiss(spec, Path(out), tournament_id, **play)
+    else:
+        folder, played = play_ask(spec, Path(out), KIND, tournament_id, **play)
     summary = {**tournament_summary(folder, passes), "run": played.record(folder, concurrency, server)}
     write_json(folder / SUMMARY_FILE, summary)
     return summary

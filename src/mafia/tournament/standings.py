@@ -14,7 +14,7 @@ from mafia.tournament.judged import judged_play, outcomes
 from mafia.tournament.judged_view import warnings
 from mafia.tournament.ratings import PASSES, ROLES, rate_tables
 from mafia.tournament.results import COSTS, TableResult, Tournament, side_of
-from mafia.tournament.spec import MIXED
+from mafia.tournament.spec import MIXED, all_games
 
 SCHEMA = "mafia-standings/1"
 """The version of standings.json's layout (docs/arenas-and-tournaments.md, "standings.json"): a
@@ -177,7 +177,15 @@ def standings(tournament: Tournament, passes: int = PASSES) -> JSON:
         "finished": len(tables),
         "self_play_games": len(alone),
         "played": len(tournament.tables),
-        "scheduled": len(tournament.tables) + len(tournament.unfinished),
+        "scheduled": all_games(
+            int(request["games"]), len(request.get("seeds", ())), len(labels), bool(request.get("self_play"))
+        ),
+        "rounds": request.get("rounds"),
+        "pairings": [
+            {"round": number, **paired} for number, paired in enumerate(request.get("pairings", []), start=1)
+        ]
+        if "rounds" in request
+        else None,
         "unfinished": tournament.unfinished,
         "winners": {side: winners.get(side, 0) for side in ("town", "mafia", "draw")},
         "ratings": rate_tables(tables, passes),
