@@ -195,11 +195,11 @@ def test_the_rules_read_right_for_every_role_mix_the_settings_allow() -> None:
 
 
 def test_the_bodyguard_sentences_say_what_the_night_does() -> None:
-    """Each clause of the rule as ``resolve_night`` plays it: the stand-in dies for the guarded
+    """Each clause of the rule as ``mafia_victim`` plays it: the stand-in dies for the guarded
     player; the Doctor's protection of either means no one dies."""
-    assert resolve_night("Player 3", _night(None, "Player 3")) == "Player 6"
+    assert mafia_victim("Player 3", _night(None, "Player 3")) == "Player 6"
     for protected in ("Player 3", "Player 6"):
-        assert resolve_night("Player 3", _night(protected, "Player 3")) is None
+        assert mafia_victim("Player 3", _night(protected, "Player 3")) is None
 
 
 def test_the_roles_option_names_every_role() -> None:
