@@ -14,7 +14,7 @@ from mafia.context.compression import ALL_SKIPPED, REST_SKIPPED
 from mafia.context.schemas import BallotLine, DayRoundTranscript, SpeechLine
 from mafia.context.transcript_text import compressed_round
 from mafia.context.views import player_view
-from mafia.game.events import DayStarted, Elimination, EventBase, VoteRound
+from mafia.game.events import DayStarted, Elimination, EventBase, VoteRound, named_deaths
 from mafia.game.rules import SKIP
 
 SEATS = [f"Player {k}" for k in range(1, 8)]
@@ -159,7 +159,7 @@ class TestTranscriptCompression:
 def _expected(
     events: Sequence[EventBase],
 ) -> tuple[dict[int, str | None], dict[int, str], dict[int, list[VoteRound]]]:
-    night = {e.round: e.night_death for e in events if isinstance(e, DayStarted)}
+    night = {e.round: named_deaths(e.night_deaths) for e in events if isinstance(e, DayStarted)}
     voted = {e.round: e.player for e in events if isinstance(e, Elimination)}
     votes: dict[int, list[VoteRound]] = {}
     for e in events:

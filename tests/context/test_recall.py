@@ -68,7 +68,7 @@ def _leaks(events: list[EventBase], player: str, roles: dict[str, Role]) -> list
     docs = documents(read_view(player_view(events, player), player))
     lines = [d.line for d in docs]
     found: list[str] = []
-    dead = {e.night_death for e in events if isinstance(e, DayStarted) and e.night_death}
+    dead = {d for e in events if isinstance(e, DayStarted) for d in e.night_deaths}
     for line in lines:
         for other in re.findall(r"secret(\d+)x", line):
             if f"Player {other}" != player:

@@ -114,7 +114,7 @@ def test_a_summary_that_is_not_due_is_not_asked() -> None:
     state = run_game({"seed": 2, "players": 6, "round_cap": 5}, model=ScriptedModel(script=_no_one_dies))
     events = _events(state)
     assert not any(isinstance(e, Elimination) for e in events)
-    assert all(e.actual_kill is None for e in events if isinstance(e, NightResolution))
+    assert all(not e.deaths for e in events if isinstance(e, NightResolution))
     assert not any(isinstance(e, Speech | DefenseSpeech | LastWords) and e.claim for e in events)
     assert summary_request(_dawn(events, 3), ROLLING, 3) is None  # one cold day of the two due
     due = summary_request(_dawn(events, 4), ROLLING, 4)

@@ -44,6 +44,7 @@ from mafia.game.events import (
     SummaryFallback,
     SummaryItemsRefused,
     VoteRound,
+    named_deaths,
     parse_event,
 )
 from mafia.models.house import HouseModel
@@ -105,7 +106,7 @@ def test_every_fact_a_summariser_may_pick_is_the_logs() -> None:
     events, entries, _ = _game()
     last = max(e.number for e in entries)
     cat = Catalogue.of(entries, last)
-    kills = {e.round: e.actual_kill for e in events if isinstance(e, NightResolution)}
+    kills = {e.round: named_deaths(e.deaths) for e in events if isinstance(e, NightResolution)}
     nominated = {(e.round, e.speaker, e.nomination) for e in events if isinstance(e, Speech) and e.nomination}
     first_votes = {e.round: e for e in events if isinstance(e, VoteRound) and not e.revote}
     for day, fact in zip(cat.fact_days, cat.facts, strict=True):

@@ -48,6 +48,7 @@ PRIVACY: dict[str, Privacy] = {
     "MafiaVote": Privacy(whole=MAFIA),
     "DoctorProtection": Privacy(whole=ACTOR, actor="protector"),
     "BodyguardGuard": Privacy(whole=ACTOR, actor="bodyguard"),
+    "VigilanteShot": Privacy(whole=ACTOR, actor="vigilante"),
     "Investigation": Privacy(whole=ACTOR, actor="detective"),
     "NightResolution": Privacy(fields={"intended_kill": MAFIA, "protected": DOCTOR}),
     "Thought": Privacy(whole=ACTOR, actor="player"),
@@ -330,10 +331,10 @@ def game_log() -> list[ev.EventBase]:
         ),
         ev.DoctorProtection(round=1, protector="P6", protected="P1", reasoning="P1 led the vote"),
         ev.Investigation(round=1, detective="P3", target="P2", result="Mafia", reasoning="P2 hid"),
-        ev.NightResolution(round=1, actual_kill="P3", intended_kill="P3", protected="P1"),
+        ev.NightResolution(round=1, deaths=["P3"], intended_kill="P3", protected="P1"),
         ev.DayStarted(
             round=2,
-            night_death="P3",
+            night_deaths=["P3"],
             living=["P1", "P2", "P4", "P6", "P7"],
             speaking_order=["P2", "P4", "P6", "P7", "P1"],
         ),
@@ -384,7 +385,7 @@ def test_night_resolution_shows_only_actual_kill_publicly(
     viewer: str, intended: str | None, protected: str | None
 ) -> None:
     [seen] = [e for e in player_view(game_log(), viewer) if isinstance(e, ev.NightResolution)]
-    assert (seen.actual_kill, seen.intended_kill, seen.protected) == ("P3", intended, protected)
+    assert (ev.named_deaths(seen.deaths), seen.intended_kill, seen.protected) == ("P3", intended, protected)
 
 
 @pytest.mark.parametrize("viewer", SEATS7)

@@ -30,8 +30,8 @@ from mafia.game.rules import (
     Role,
     RoleCounts,
     assign_roles,
+    mafia_victim,
     parse_role_counts,
-    resolve_night,
     saves,
     stands_in,
 )
@@ -61,6 +61,7 @@ def test_the_bodyguard_is_off_by_default_and_dealt_once_when_asked() -> None:
         Role.TOWN: 2,
         Role.BODYGUARD: 1,
         Role.GODFATHER: 0,
+        Role.VIGILANTE: 0,
     }
     for seed in range(20):
         seats = assign_roles(GameConfig(players=7, roles=counts, seed=seed))
@@ -106,20 +107,20 @@ def test_the_bodyguard_row_applies_a_stand_in_after_the_doctors_save() -> None:
 
 
 def test_the_bodyguard_dies_in_place_of_the_guarded_target() -> None:
-    assert resolve_night("Player 3", _night(None, "Player 3")) == "Player 6"
+    assert mafia_victim("Player 3", _night(None, "Player 3")) == "Player 6"
 
 
 def test_a_doctors_save_of_the_target_means_no_one_dies() -> None:
-    assert resolve_night("Player 3", _night("Player 3", "Player 3")) is None
+    assert mafia_victim("Player 3", _night("Player 3", "Player 3")) is None
 
 
 def test_a_doctors_save_of_the_bodyguard_means_no_one_dies() -> None:
-    assert resolve_night("Player 3", _night("Player 6", "Player 3")) is None
+    assert mafia_victim("Player 3", _night("Player 6", "Player 3")) is None
 
 
 def test_a_guard_elsewhere_changes_nothing() -> None:
-    assert resolve_night("Player 3", _night("Player 4", "Player 5")) == "Player 3"
-    assert resolve_night("skip", _night(None, "Player 5")) is None
+    assert mafia_victim("Player 3", _night("Player 4", "Player 5")) == "Player 3"
+    assert mafia_victim("skip", _night(None, "Player 5")) is None
 
 
 # ---- the rules every model reads -------------------------------------------------------------
@@ -194,11 +195,11 @@ def test_the_rules_read_right_for_every_role_mix_the_settings_allow() -> None:
 
 
 def test_the_bodyguard_sentences_say_what_the_night_does() -> None:
-    """Each clause of the rule as ``resolve_night`` plays it: the stand-in dies for the guarded
+    """Each clause of the rule as ``mafia_victim`` plays it: the stand-in dies for the guarded
     player; the Doctor's protection of either means no one dies."""
-    assert resolve_night("Player 3", _night(None, "Player 3")) == "Player 6"
+    assert mafia_victim("Player 3", _night(None, "Player 3")) == "Player 6"
     for protected in ("Player 3", "Player 6"):
-        assert resolve_night("Player 3", _night(protected, "Player 3")) is None
+        assert mafia_victim("Player 3", _night(protected, "Player 3")) is None
 
 
 def test_the_roles_option_names_every_role() -> None:
@@ -252,7 +253,7 @@ def test_random_games_with_the_bodyguard_are_legal_end_and_take_its_paths(seeds:
             elif isinstance(e, ev.NightResolution):
                 if e.intended_kill in guards.values():
                     bodyguard = next(b for b, g in guards.items() if g == e.intended_kill)
-                    if e.actual_kill == bodyguard:
+                    if bodyguard in e.deaths:
                         outcomes["bodyguard died"] += 1
                     elif e.protected == e.intended_kill:
                         outcomes["doctor saved the target"] += 1

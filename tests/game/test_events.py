@@ -63,8 +63,9 @@ def every_event() -> list[ev.EventBase]:
         ),
         ev.DoctorProtection(round=2, protector="Ed", protected="Ed", reasoning=AWKWARD),
         ev.night_event(Role.BODYGUARD, 2, "Fay", "Ed", AWKWARD),
+        ev.night_event(Role.VIGILANTE, 2, "Gil", "Bob", AWKWARD),
         ev.Investigation(round=2, detective="Di", target="Bob", result="Mafia", reasoning="quiet day"),
-        ev.NightResolution(round=2, actual_kill="Di", intended_kill="Di", protected="Ed"),
+        ev.NightResolution(round=2, deaths=["Di", "Bob"], intended_kill="Di", protected="Ed"),
         ev.Thought(
             round=2,
             player="Ann",
@@ -209,3 +210,24 @@ def test_a_summary_logged_as_free_text_loads_without_its_text() -> None:
     assert isinstance(event, ev.ColdSummary)
     assert (event.through, event.facts, event.speeches, event.patterns) == (2, [], [], [])
     assert "Doctor" not in json.dumps(ev.dump_event(event))
+
+
+def test_a_night_of_one_death_or_none_is_logged_as_older_releases_wrote_it() -> None:
+    """At most one death: the one-death fields (``actual_kill``, ``night_death``), so the logs of
+    games without a second night kill stay byte-identical, and an older log reads as a list."""
+    one = ev.NightResolution(round=1, deaths=["Ann"], intended_kill="Ann")
+    assert one.model_dump()["actual_kill"] == "Ann" and "deaths" not in one.model_dump()
+    none = ev.DayStarted(round=2, night_deaths=[], living=["Bob"], speaking_order=["Bob"])
+    assert none.model_dump()["night_death"] is None and "night_deaths" not in none.model_dump()
+    old = {"type": "night_resolution", "round": 1, "actual_kill": "Ann", "intended_kill": "Ann"}
+    assert ev.parse_event(old).deaths == ["Ann"]  # type: ignore[attr-defined]
+    assert ev.parse_event({**old, "actual_kill": None}).deaths == []  # type: ignore[attr-defined]
+
+
+def test_a_night_of_two_deaths_is_logged_as_a_list_and_reads_back() -> None:
+    two = ev.NightResolution(round=1, deaths=["Ann", "Bob"], intended_kill="Ann")
+    dumped = two.model_dump()
+    assert dumped["deaths"] == ["Ann", "Bob"] and "actual_kill" not in dumped
+    assert ev.parse_event(dumped) == two
+    day = ev.DayStarted(round=2, night_deaths=["Ann", "Bob"], living=["Cy"], speaking_order=["Cy"])
+    assert ev.parse_event(day.model_dump()) == day

@@ -27,10 +27,10 @@ from mafia.game.rules import (
     first_speaker,
     investigation_targets,
     lone_kill,
+    mafia_victim,
     night_kill_targets,
     nomination_targets,
     protection_targets,
-    resolve_night,
     resolve_revote,
     resolve_round2,
     resolve_vote,
@@ -377,7 +377,7 @@ def test_after_round2_and_a_lone_kill_resolve_the_night() -> None:
 )
 def test_resolve_night(intended: str | None, protected: str | None, dies: str | None) -> None:
     saved = [NightChoice("Doc", protected, saves)] if protected is not None else []
-    assert resolve_night(intended, saved) == dies
+    assert mafia_victim(intended, saved) == dies
 
 
 @pytest.mark.parametrize(

@@ -193,9 +193,9 @@ def test_doctor_save_announces_no_death() -> None:
 
     events, _ = play(rule, seed=11, round_cap=2)
     (night,) = [e for e in of_type(events, NightResolution) if e.round == 1]
-    assert night.intended_kill == victim and night.protected == victim and night.actual_kill is None
+    assert night.intended_kill == victim and night.protected == victim and night.deaths == []
     day2 = next(d for d in of_type(events, DayStarted) if d.round == 2)
-    assert day2.night_death is None and victim in day2.living
+    assert day2.night_deaths == [] and victim in day2.living
 
 
 def test_detective_result_reaches_only_the_detective() -> None:
@@ -251,7 +251,7 @@ def test_night_zero_has_no_kill_and_mafia_see_earlier_plans() -> None:
     plans = of_type(events, NightZeroStrategy)
     assert [p.speaker for p in plans] == [m1, m2]
     day1 = of_type(events, DayStarted)[0]
-    assert day1.round == 1 and day1.night_death is None
+    assert day1.round == 1 and day1.night_deaths == []
     assert not [e for e in of_type(events, NightResolution) if e.round == 0]
     second = next(a for a in model.log if a.action == "night_zero" and a.player == m2)
     assert f"PLAN-OF-{m1}" in second.text

@@ -17,6 +17,7 @@ ACTING = (
     ev.MafiaDiscussion,
     ev.DoctorProtection,
     ev.NIGHT_EVENTS[Role.BODYGUARD],
+    ev.NIGHT_EVENTS[Role.VIGILANTE],
     ev.Investigation,
     ev.NightZeroStrategy,
     ev.PlayerNote,  # thoughts, fallbacks, truncations
@@ -44,6 +45,8 @@ def audit(events: list[ev.EventBase]) -> list[str]:
     last_eliminated: str | None = None
     decided: str | None = None
     guards: dict[str, str] = {}  # tonight's guards: bodyguard -> guarded
+    shots: list[str] = []  # tonight's Vigilante shots
+    shot_by: set[str] = set()  # the Vigilantes who have spent their one shot
     game_won = False
     for i, e in enumerate(events):
         where = f"event {i} ({e.__class__.__name__}, round {e.round})"
@@ -115,6 +118,15 @@ def audit(events: list[ev.EventBase]) -> list[str]:
             if roles[bodyguard] is not Role.BODYGUARD or guarded not in living or guarded == bodyguard:
                 bad(f"{where}: illegal guard")
             guards[bodyguard] = guarded
+        elif isinstance(e, ev.NIGHT_EVENTS[Role.VIGILANTE]):
+            vigilante, shot = e.chooser(), e.chosen()
+            if roles[vigilante] is not Role.VIGILANTE or shot == vigilante or shot not in [*living, SKIP]:
+                bad(f"{where}: illegal shot")
+            if vigilante in shot_by:
+                bad(f"{where}: {vigilante} shot a second time")
+            if shot != SKIP:
+                shots.append(shot)
+                shot_by.add(vigilante)
         elif isinstance(e, ev.Investigation):
             if roles[e.detective] is not Role.DETECTIVE or e.target not in living or e.target == e.detective:
                 bad(f"{where}: illegal investigation")
@@ -126,12 +138,16 @@ def audit(events: list[ev.EventBase]) -> list[str]:
             guardian = next((b for b, g in guards.items() if g == expected), None)
             if guardian is not None:  # the Bodyguard dies in the target's place, unless protected
                 expected = None if guardian == e.protected else guardian
-            if e.actual_kill != expected:
-                bad(f"{where}: kill {e.actual_kill} != expected {expected}")
-            if e.actual_kill is not None:
-                living.remove(e.actual_kill)
+            # A Vigilante's shot kills too (one death for a player killed twice), unless the
+            # Doctor saved its target; a Bodyguard does not stand in for it.
+            deaths = [] if expected is None else [expected]
+            deaths += [s for s in dict.fromkeys(shots) if s != e.protected and s not in deaths]
+            if e.deaths != deaths:
+                bad(f"{where}: deaths {e.deaths} != expected {deaths}")
+            for victim in e.deaths:
+                living.remove(victim)
                 game_won = _winner(living, mafia) is not None
-            decided, guards = None, {}
+            decided, guards, shots = None, {}, []
         elif isinstance(e, ev.GameOver):
             truth = _winner(living, mafia) or "draw"
             if e.winner != truth:

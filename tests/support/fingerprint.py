@@ -46,7 +46,7 @@ def write_sweep(out: Path) -> None:
     games = [*SWEEP]
     games += [({"seed": s, "players": 10}, GameContext(model=RandomLegalModel(seed=s))) for s in EXTRA_SEEDS]
     for number, (setup, context) in enumerate(games):
-        state = graph.invoke(dict(setup), {"recursion_limit": RECURSION_LIMIT}, context=context)
+        state = graph.invoke({"setup": dict(setup)}, {"recursion_limit": RECURSION_LIMIT}, context=context)
         lines = "".join(json.dumps(e, sort_keys=True) + "\n" for e in state["events"])
         (folder / f"{number:02d}-seed{setup['seed']}-{setup['players']}p.jsonl").write_text(lines)
     (out / "drawn_edges.txt").write_text(

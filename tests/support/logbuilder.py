@@ -53,6 +53,7 @@ from mafia.game.rules import (
     VoteResult,
     agreed_target,
     assign_roles,
+    field_name,
     first_speaker,
     resolve_night,
     resolve_revote,
@@ -91,7 +92,7 @@ class LogBuilder:
         self.round = 0
         self.dead: list[str] = []
         self.events: list[EventBase] = []
-        self._night_death: str | None = None
+        self._night_deaths: list[str] = []
         self._first: str | None = None
         self._tied: list[str] = []
         self._eliminated: str | None = None
@@ -212,12 +213,12 @@ class LogBuilder:
         self.events.append(
             DayStarted(
                 round=self.round,
-                night_death=self._night_death,
+                night_deaths=self._night_deaths,
                 living=self.living,
                 speaking_order=speaking_order(first, self.living),
             )
         )
-        self._night_death = None
+        self._night_deaths = []
         return self
 
     def speak(
@@ -411,18 +412,17 @@ class LogBuilder:
             )
             self._think(detective[0], ActionKind.INVESTIGATE)
         saved = [NightChoice(doctor[0] if doctor else "", protect, saves)] if protect is not None else []
-        actual = resolve_night(final, saved)
+        deaths = resolve_night(final, saved)
         self.events.append(
             NightResolution(
                 round=self.round,
-                actual_kill=actual,
+                deaths=deaths,
                 intended_kill=None if final == SKIP else final,
                 protected=protect if doctor else None,
             )
         )
-        if actual is not None:
-            self.dead.append(actual)
-        self._night_death = actual
+        self.dead.extend(deaths)
+        self._night_deaths = deaths
         return self
 
     def game_over(self, winner: str, reason: str) -> Self:
@@ -740,44 +740,50 @@ def context_cases() -> dict[tuple[ActionKind, Role], Case]:
         ActionKind.NIGHT_KILL,
         False,
     )
-    guard_night = (list(cases[(ActionKind.PROTECT, doc)][0]), "Player 2", ActionKind.GUARD, False)
-    cases.update(bodyguard_cases({**cases, (ActionKind.GUARD, town): guard_night}))
+    for role, action in ((Role.BODYGUARD, ActionKind.GUARD), (Role.VIGILANTE, ActionKind.SHOOT)):
+        power_night = (list(cases[(ActionKind.PROTECT, doc)][0]), POWER_SEAT, action, False)
+        cases.update(power_cases({**cases, (action, town): power_night}, role))
     cases.update(godfather_cases(cases))
     return cases
 
 
-BODYGUARD_SEAT = "Player 2"
-"""The seat the Bodyguard's cases deal the Bodyguard: the script's Town player who speaks, votes,
-defends, revotes and leaves (the seven-player script with that seat's role swapped)."""
+POWER_SEAT = "Player 2"
+"""The seat an optional Town power's cases deal that role: the script's Town player who speaks,
+votes, defends, revotes and leaves (the seven-player script with that seat's role swapped)."""
+
+NIGHT1_CHOICE = {Role.BODYGUARD: ("Player 4", "Player 4 spoke up."), Role.VIGILANTE: (SKIP, "Too early.")}
+"""What each optional Town power chose on night 1 of the script: the Bodyguard guarded Player 4,
+the Vigilante kept its shot."""
 
 
-def with_bodyguard(events: Sequence[EventBase]) -> list[EventBase]:
-    """The script's log with Player 2 dealt the Bodyguard, who guarded Player 4 on night 1."""
+def with_power(events: Sequence[EventBase], power: Role) -> list[EventBase]:
+    """The script's log with Player 2 dealt ``power``, who made its night 1 choice."""
     out: list[EventBase] = []
     for event in events:
         if isinstance(event, GameStarted):
-            event = event.model_copy(update={"town": event.town - 1, "bodyguard": 1})
-        elif isinstance(event, RoleAssigned) and event.player == BODYGUARD_SEAT:
-            event = event.model_copy(update={"role": Role.BODYGUARD})
+            event = event.model_copy(update={"town": event.town - 1, field_name(power): 1})
+        elif isinstance(event, RoleAssigned) and event.player == POWER_SEAT:
+            event = event.model_copy(update={"role": power})
         elif isinstance(event, GameOver):
             roles = [
-                r.model_copy(update={"role": Role.BODYGUARD}) if r.player == BODYGUARD_SEAT else r
-                for r in event.roles
+                r.model_copy(update={"role": power}) if r.player == POWER_SEAT else r for r in event.roles
             ]
             event = event.model_copy(update={"roles": roles})
         out.append(event)
         if isinstance(event, DoctorProtection) and event.round == 1:
-            out.append(night_event(Role.BODYGUARD, 1, BODYGUARD_SEAT, "Player 4", "Player 4 spoke up."))
+            out.append(night_event(power, 1, POWER_SEAT, *NIGHT1_CHOICE[power]))
     return out
 
 
-def bodyguard_cases(cases: Mapping[tuple[ActionKind, Role], Case]) -> dict[tuple[ActionKind, Role], Case]:
-    """The Bodyguard's decisions: the Town seat's cases (and the night's guard) with that seat
-    dealt the Bodyguard."""
+def power_cases(
+    cases: Mapping[tuple[ActionKind, Role], Case], power: Role
+) -> dict[tuple[ActionKind, Role], Case]:
+    """An optional Town power's decisions: the Town seat's cases (and the night's own choice)
+    with that seat dealt ``power``."""
     return {
-        (action, Role.BODYGUARD): (with_bodyguard(events), player, action, game_over)
+        (action, power): (with_power(events, power), player, action, game_over)
         for (action, role), (events, player, _, game_over) in cases.items()
-        if role is Role.TOWN and player == BODYGUARD_SEAT
+        if role is Role.TOWN and player == POWER_SEAT
     }
 
 

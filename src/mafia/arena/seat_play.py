@@ -221,8 +221,9 @@ def _survival(events: Sequence[EventBase], order: Sequence[str], tallies: dict[s
     for event in events:
         if isinstance(event, Elimination):
             died.setdefault(event.player, event.round)
-        elif isinstance(event, NightResolution) and event.actual_kill is not None:
-            died.setdefault(event.actual_kill, event.round)
+        elif isinstance(event, NightResolution):
+            for victim in event.deaths:
+                died.setdefault(victim, event.round)
     if last < 1:
         return
     for player in order:
@@ -248,7 +249,7 @@ def _claims(events: Sequence[EventBase], roles: Mapping[str, Role], tallies: dic
 def _follow_through(events: Sequence[EventBase], tallies: dict[str, Tally]) -> None:
     """The Detective's Mafia findings on players alive at the next dawn, and whether that day's
     vote exiled them."""
-    killed = {(e.round, e.actual_kill) for e in events if isinstance(e, NightResolution)}
+    killed = {(e.round, v) for e in events if isinstance(e, NightResolution) for v in e.deaths}
     exiled = {(e.round, e.player) for e in events if isinstance(e, Elimination)}
     for event in events:
         if not isinstance(event, Investigation) or event.result != Role.MAFIA.value:
@@ -266,8 +267,8 @@ def _round1(events: Sequence[EventBase], roles: Mapping[str, Role], tallies: dic
     for event in events:
         if isinstance(event, Elimination):
             gone.add(event.player)
-        elif isinstance(event, NightResolution) and event.actual_kill is not None:
-            gone.add(event.actual_kill)
+        elif isinstance(event, NightResolution):
+            gone.update(event.deaths)
         elif isinstance(event, MafiaVote) and event.decided_by != "direct":
             for player in (p for p in mafia if p not in gone):
                 _add(tallies[player], "round1_agreement", event.decided_by == "round1", 1)

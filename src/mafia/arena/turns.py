@@ -37,6 +37,6 @@ def dead(events: Iterable[EventBase]) -> set[str]:
     for event in events:
         if isinstance(event, Elimination):
             out.add(event.player)
-        elif isinstance(event, NightResolution) and event.actual_kill is not None:
-            out.add(event.actual_kill)
+        elif isinstance(event, NightResolution):
+            out.update(event.deaths)
     return out

@@ -37,9 +37,11 @@ def setup_text(event: ev.GameStarted) -> str:
 
 
 def night_death_text(event: ev.DayStarted) -> str:
-    """The day's announcement of the night's death."""
-    death = event.night_death
-    return f"{death} was killed in the night." if death else "Nobody died in the night."
+    """The day's announcement of the night's deaths."""
+    deaths = ev.named_deaths(event.night_deaths)
+    if deaths is None:
+        return "Nobody died in the night."
+    return f"{deaths} {'were' if len(event.night_deaths) > 1 else 'was'} killed in the night."
 
 
 def vote_rows(event: ev.VoteRound) -> list[tuple[str, int, list[str]]]:
@@ -58,7 +60,7 @@ def night_outcome_text(event: ev.NightResolution) -> str:
     """The night's target, protection and death (private fields read as "none" when blanked)."""
     return (
         f"target {event.intended_kill or 'none'}, protected {event.protected or 'none'}: "
-        f"{event.actual_kill or 'no one'} dies"
+        f"{ev.named_deaths(event.deaths) or 'no one'} {'die' if len(event.deaths) > 1 else 'dies'}"
     )
 
 
@@ -140,7 +142,9 @@ class GameView:
                 out(Rule(f"Day {event.round}"))
                 if event.round > 1:
                     out(
-                        f"[red]{night_death_text(event)}[/]" if event.night_death else night_death_text(event)
+                        f"[red]{night_death_text(event)}[/]"
+                        if event.night_deaths
+                        else night_death_text(event)
                     )
                 out(f"[dim]Speaking order: {', '.join(event.speaking_order)}[/]")
             case ev.Speech():

@@ -94,7 +94,7 @@ class _Truth:
     role: Role
     partners: list[str]
     deaths: dict[str, tuple[str, int]]  # name -> ("night" | "voted day", round)
-    night_deaths: dict[int, str]  # night -> victim
+    night_deaths: dict[int, list[str]]  # night -> victims
     days: set[int]
     votes: list[ev.VoteRound]
     results: set[tuple[int, str, str]]
@@ -118,12 +118,12 @@ def _truth(events: Sequence[ev.EventBase], me: str | None) -> _Truth:
         elif isinstance(e, ev.Elimination):
             t.deaths[e.player] = ("voted day", e.round)
         elif isinstance(e, ev.NightResolution):
-            if e.actual_kill is not None:
-                t.deaths[e.actual_kill] = ("night", e.round)
-                t.night_deaths[e.round] = e.actual_kill
+            for victim in e.deaths:
+                t.deaths[victim] = ("night", e.round)
+                t.night_deaths.setdefault(e.round, []).append(victim)
             target = decided.pop(e.round, None)
             if on_mafia(t.role) and target is not None and target != SKIP:
-                t.kills.add((e.round, target, "killed" if e.actual_kill == target else "survived"))
+                t.kills.add((e.round, target, "killed" if target in e.deaths else "survived"))
         elif isinstance(e, ev.MafiaVote) and on_mafia(t.role):
             decided[e.round] = e.final_target
             if e.final_target == SKIP:
@@ -172,8 +172,7 @@ def _day_facts(t: _Truth, lines: Sequence[str]) -> list[Fact]:
     for day in sorted(t.days):
         block = blocks.get(day)
         facts.append(Fact(f"day {day} in the transcript", day, block is not None))
-        victim = t.night_deaths.get(day - 1)
-        if victim is not None:
+        for victim in t.night_deaths.get(day - 1, []):
             told = block is not None and any(victim in line for line in block[:2])
             facts.append(Fact(f"night {day - 1} death of {victim} on day {day}", day - 1, told))
     for vote in t.votes:

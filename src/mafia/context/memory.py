@@ -102,7 +102,7 @@ def facts(record: GameRecord) -> MemoryFacts:
             if target == SKIP:
                 kills.append(KillRecord(round=number, target=target, outcome="skipped"))
             elif rnd.resolution is not None:
-                outcome = "killed" if rnd.resolution.actual_kill == target else "survived"
+                outcome = "killed" if target in rnd.resolution.deaths else "survived"
                 kills.append(KillRecord(round=number, target=target, outcome=outcome))
     protections = [
         ProtectionRecord(round=p.round, target=p.protected, reasoning=p.reasoning)

@@ -26,6 +26,7 @@ from mafia.context.safety import quote_text
 from mafia.context.semantic import SEMANTIC
 from mafia.context.transcript import vote_outcome
 from mafia.game.rules import on_mafia
+from mafia.prompts import anchors
 from mafia.records.call_kinds import RECALL_KIND as RECALL_KIND
 
 MAX_RECALLS = 2
@@ -127,8 +128,8 @@ def documents(record: GameRecord) -> list[Document]:
     for number in sorted(record.rounds):
         rnd = record.rounds[number]
         day = f"Day {number},"
-        if rnd.day is not None and rnd.day.night_death is not None:
-            docs.append(Document(number, "", f"Night {number - 1}: {rnd.day.night_death} was killed."))
+        if rnd.day is not None and rnd.day.night_deaths:
+            docs.append(Document(number, "", anchors.format_night_death(number - 1, rnd.day.night_deaths)))
         for s in rnd.speeches:
             extra = (f" (nominated {s.nomination})" if s.nomination else "") + (
                 f" (claims {s.claim})" if s.claim else ""

@@ -59,7 +59,7 @@ def describe(event: EventBase, me: str) -> str | None:
         return f"- Day {event.round}: {event.speaker} gave last words."
     if isinstance(event, NightResolution):
         # Only the public field: intended_kill and protected are never described.
-        return "- " + anchors.format_night_death(event.round, event.actual_kill)
+        return "- " + anchors.format_night_death(event.round, event.deaths)
     if isinstance(event, DayStarted):
         return f"- Day {event.round} began; speaking order: {', '.join(event.speaking_order)}."
     if isinstance(event, GameStarted):

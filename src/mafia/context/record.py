@@ -159,7 +159,8 @@ def read_view(view: Sequence[EventBase], me: str) -> GameRecord:
             record.round(number).defenses.append(event)
         elif isinstance(event, DayStarted):
             record.round(number).day = event
-            record._died(event.night_death, "night", number - 1)
+            for victim in event.night_deaths:
+                record._died(victim, "night", number - 1)
         elif isinstance(event, Elimination):
             record._died(event.player, "vote", number)
         elif isinstance(event, LastWords):
@@ -174,7 +175,8 @@ def read_view(view: Sequence[EventBase], me: str) -> GameRecord:
             record.round(number).investigations.append(event)
         elif isinstance(event, NightResolution):
             record.round(number).resolution = event
-            record._died(event.actual_kill, "night", number)
+            for victim in event.deaths:
+                record._died(victim, "night", number)
         elif isinstance(event, NightZeroStrategy):
             record.strategies.append(event)
         elif isinstance(event, Fallback):

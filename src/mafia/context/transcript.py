@@ -35,7 +35,7 @@ from mafia.context.schemas import (
     SpeechLine,
     VoteOutcome,
 )
-from mafia.game.events import Ballot, EventBase, VoteRound
+from mafia.game.events import Ballot, EventBase, VoteRound, named_deaths
 
 _CACHE_SIZE = 512  # closed rounds of the games in play; a long run of games keeps no more
 
@@ -298,7 +298,7 @@ class TranscriptManager:
     def _replay(self, rnd: RoundRecord) -> None:
         if rnd.day is None:
             return
-        self.start_round(rnd.number, rnd.day.night_death)
+        self.start_round(rnd.number, named_deaths(rnd.day.night_deaths))
         for speech in rnd.speeches:
             self.add_speech(speech.speaker, speech.text, speech.nomination, speech.claim)
         for vote in rnd.votes:

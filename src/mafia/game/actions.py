@@ -29,6 +29,7 @@ class ActionKind(StrEnum):
     PROTECT = "protect"
     INVESTIGATE = "investigate"
     GUARD = "guard"
+    SHOOT = "shoot"
 
 
 # The field descriptions below are the answer guide the model reads (the schema is sent with every

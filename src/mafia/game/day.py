@@ -14,6 +14,7 @@ from mafia.game.events import (
     DefenseSpeech,
     Elimination,
     LastWords,
+    NightResolution,
     Speech,
     VoteRound,
 )
@@ -22,11 +23,10 @@ from mafia.game.rules import VoteResult, first_speaker, resolve_revote, resolve_
 from mafia.game.state import GameState, GameUpdate, Turn
 
 
-def last_night_death(state: GameState) -> str | None:
+def last_night_deaths(state: GameState) -> list[str]:
     """Who died in the night that just ended (read from the log's latest night resolution)."""
     resolutions = since_daybreak(state, "night_resolution")
-    death: str | None = resolutions[0]["actual_kill"] if resolutions else None
-    return death
+    return NightResolution.model_validate(resolutions[0]).deaths if resolutions else []
 
 
 def open_day(state: GameState) -> GameUpdate:
@@ -40,7 +40,7 @@ def open_day(state: GameState) -> GameUpdate:
     order = speaking_order(opener, t.living)
     event = DayStarted(
         round=round_,
-        night_death=last_night_death(state) if round_ > 1 else None,
+        night_deaths=last_night_deaths(state) if round_ > 1 else [],
         living=t.living,
         speaking_order=order,
     )

@@ -12,7 +12,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal, Union, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    create_model,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from mafia.game.audience import Audience
 from mafia.game.rules import (
@@ -173,13 +183,52 @@ class NightZeroStrategy(EventBase):
 # ---- day -----------------------------------------------------------------------------------
 
 
+def named_deaths(victims: Sequence[str]) -> str | None:
+    """A night's deaths as a line names them ("Player 6", "Player 2 and Player 6"; None: none)."""
+    return " and ".join(victims) or None
+
+
+def _read_one_death(data: Any, single: str, many: str) -> Any:
+    """An event's deaths as every log writes them: the one-death field (``single``: a name or
+    None) of a night with at most one death, which every older log holds, or the list."""
+    if isinstance(data, dict) and single in data:
+        one = data[single]
+        return {
+            (many if k == single else k): ([] if one is None else [one]) if k == single else v
+            for k, v in data.items()
+        }
+    return data
+
+
+def _write_one_death(data: dict[str, Any], single: str, many: str) -> dict[str, Any]:
+    """``data`` with a list of at most one death written as the one-death field, in its place:
+    the logs of nights with one death or none stay byte-identical to those older releases wrote."""
+    deaths = data[many]
+    if len(deaths) > 1:
+        return data
+    return {
+        (single if k == many else k): (deaths[0] if deaths else None) if k == many else v
+        for k, v in data.items()
+    }
+
+
 class DayStarted(EventBase):
-    """A day opens: who died in the night (if anyone) and the order of speeches."""
+    """A day opens: who died in the night (none, one or more) and the order of speeches."""
 
     type: Literal["day_started"] = "day_started"
-    night_death: str | None = None
+    night_deaths: list[str] = Field(default_factory=list)
+    """Logged as ``night_death`` (one name or null) when at most one player died."""
     living: list[str]
     speaking_order: list[str]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_death(cls, data: Any) -> Any:
+        return _read_one_death(data, "night_death", "night_deaths")
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _write_one_death(handler(self), "night_death", "night_deaths")
 
 
 class Speech(EventBase):
@@ -377,13 +426,24 @@ def night_event(
 
 
 class NightResolution(EventBase):
-    """The night's outcome; only ``actual_kill`` is public."""
+    """The night's outcome: who died (public; none, one or more, in the order they fell), the
+    Mafia's target (the Mafia's) and the Doctor's save (the Doctor's)."""
 
     PRIVATE_FIELDS = {"intended_kill": Audience.MAFIA, "protected": Role.DOCTOR}
     type: Literal["night_resolution"] = "night_resolution"
-    actual_kill: str | None = None
+    deaths: list[str] = Field(default_factory=list)
+    """Logged as ``actual_kill`` (one name or null) when at most one player died."""
     intended_kill: str | None = None
     protected: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_death(cls, data: Any) -> Any:
+        return _read_one_death(data, "actual_kill", "deaths")
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _write_one_death(handler(self), "actual_kill", "deaths")
 
 
 # ---- per-player bookkeeping ----------------------------------------------------------------

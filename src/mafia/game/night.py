@@ -24,12 +24,16 @@ def open_night(state: GameState) -> GameUpdate:
 
 def has_uses_left(state: GameState, role: Role, player: str) -> bool:
     """Whether ``player`` may still use ``role``'s night action: a role of limited ``uses`` has
-    used it on as many nights as its night events in the log say."""
+    used it on as many nights as its night events in the log say (a night it skipped uses none)."""
     spec = ROLES[role]
     if spec.uses is None or spec.night is None:
         return True
-    night, actor = spec.night, spec.night.fields[0]
-    used = sum(1 for e in state["events"] if e["type"] == night.event and e.get(actor) == player)
+    night, (actor, target) = spec.night, spec.night.fields
+    used = sum(
+        1
+        for e in state["events"]
+        if e["type"] == night.event and e.get(actor) == player and e.get(target) != SKIP
+    )
     return used < spec.uses
 
 
@@ -43,10 +47,12 @@ def _kill_target(state: GameState) -> str | None:
 
 def night_resolution(state: GameState) -> GameUpdate:
     """Log each role's night choice in waking order (what its holder learned included), then the
-    kill as the choices' effects leave it (``resolve_night``)."""
+    night's deaths: the Mafia's kill as the choices' effects leave it and any role's own shot
+    (``resolve_night``)."""
     t = table(state)
     events: list[JSON] = []
     choices: list[NightChoice] = []
+    shots: list[str] = []
     for role in NIGHT_ROLES:
         spec = ROLES[role]
         night = spec.night
@@ -61,21 +67,23 @@ def night_resolution(state: GameState) -> GameUpdate:
             )
             if night.effect is not None:
                 choices.append(NightChoice(turn["player"], target, night.effect))
+            if night.shoots:
+                shots.append(target)
     intended = _kill_target(state)
     # The log's record of the night's protection: the last save.
     protected = next((c.chosen for c in reversed(choices) if c.effect is saves), None)
-    actual = resolve_night(intended, choices)
+    deaths = resolve_night(intended, choices, shots)
     events += dump(
         [
             NightResolution(
                 round=state["round"],
-                actual_kill=actual,
+                deaths=deaths,
                 intended_kill=intended,
                 protected=protected,
             )
         ]
     )
-    dead = [*state["dead"], actual] if actual is not None else state["dead"]
+    dead = [*state["dead"], *deaths]
     return readable(state, {"events": events, "dead": dead, "night_turns": [], "step": "check_win"})
 
 

@@ -11,7 +11,7 @@ import random
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal
 
@@ -36,6 +36,7 @@ class Role(StrEnum):
     TOWN = "Town"
     BODYGUARD = "Bodyguard"
     GODFATHER = "Godfather"
+    VIGILANTE = "Vigilante"
 
 
 Team = Literal["mafia", "town"]
@@ -91,6 +92,9 @@ class NightSpec:
     """Its event's fields naming the chooser and the chosen player."""
     effect: NightEffect | None = None
     """What the choice does to the night's kill (None: nothing)."""
+    shoots: bool = False
+    """Whether the choice is a kill of its own (a night may then end in more than one death): a
+    Doctor's save of its target spares them, a Bodyguard's guard does not (it meets the Mafia's)."""
     learns: Callable[[Role], str] | None = None
     """What its holder learns of the chosen player's role (None: nothing)."""
     seen_by: Audience | None = Audience.ACTOR
@@ -229,6 +233,27 @@ ROLES: dict[Role, RoleSpec] = {
         optional=True,
         shows="town",
         rule="The Godfather is one of the Mafia, but a Detective's check shows them as Not Mafia.",
+    ),
+    # One shot a game: a night kill of its own (``shoots``), offered beside a skip that spends nothing.
+    Role.VIGILANTE: replace(
+        _power(
+            ActionKind.SHOOT,
+            r"vigilante|vig",
+            4,
+            NightSpec(
+                "vigilante_shot",
+                "shoots",
+                "The Vigilante may shoot one other player on one night of the game (a night skipped"
+                " spends nothing); the Doctor's save spares them, a Bodyguard's guard does not.",
+                ("vigilante", "shot"),
+                shoots=True,
+                answer="whom you shoot, or skip",
+                targets=lambda living, me: [*other_players(living, me), SKIP],
+                fallback=lambda me, options: SKIP,
+            ),
+            optional=True,
+        ),
+        uses=1,
     ),
 }
 """Every role's row, in seat-dealing order. A role is named once, here and in ``Role``: adding
@@ -634,10 +659,26 @@ class NightChoice:
     effect: NightEffect
 
 
-def resolve_night(intended_kill: str | None, choices: Sequence[NightChoice]) -> str | None:
-    """Who dies tonight: the Mafia's target as the night's choices bear on it in waking order (a
-    save spares them, a stand-in dies in their place); a kill that moves to another player meets
-    every choice again, so a save of the stand-in spares them too."""
+def resolve_night(
+    intended_kill: str | None, choices: Sequence[NightChoice], shots: Sequence[str] = ()
+) -> list[str]:
+    """Who dies tonight, in the order they fall: the Mafia's victim (``mafia_victim``), then each
+    player shot by a role's own kill (``shots``, in waking order) whom no save spares; a player
+    killed twice dies once. Every action of the night resolves at once: a shooter killed tonight
+    still shoots."""
+    first = mafia_victim(intended_kill, choices)
+    deaths = [first] if first is not None else []
+    saved = {c.chosen for c in choices if c.effect is saves}
+    for target in shots:
+        if target != SKIP and target not in saved and target not in deaths:
+            deaths.append(target)
+    return deaths
+
+
+def mafia_victim(intended_kill: str | None, choices: Sequence[NightChoice]) -> str | None:
+    """Whom the Mafia's kill falls on: their target as the night's choices bear on it in waking
+    order (a save spares them, a stand-in dies in their place); a kill that moves to another player
+    meets every choice again, so a save of the stand-in spares them too."""
     if intended_kill is None or intended_kill == SKIP:
         return None
     victim, passed = intended_kill, {intended_kill}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from mafia.game.events import named_deaths
 from mafia.game.rules import Role
 
 # Section headers. Task headers are "[YOUR TASK: SPEAK]" etc. The system message holds RULES alone
@@ -200,7 +201,7 @@ NOMINEES_LINE = re.compile(r"^Nominees: (?P<names>.*)$", re.M)
 TIED_LINE = re.compile(r"^Tied players: (?P<names>.*)$", re.M)
 BALLOTS_LINE = re.compile(r"^(?P<label>Votes|Revote votes): (?P<ballots>.*)$", re.M)
 NIGHT_DEATH_LINE = re.compile(
-    r"^Night (?P<night>\d+): (?:no one was killed|(?P<victim>.+?) was killed)\.$", re.M
+    r"^Night (?P<night>\d+): (?:no one was killed|(?P<victim>.+?) (?:was|were) killed)\.$", re.M
 )
 PROPOSAL_LINE = re.compile(r'^- (?P<speaker>.+?) proposed (?P<target>.+?): "(?P<text>.*)"$', re.M)
 STRATEGY_LINE = re.compile(r'^- (?P<speaker>.+?) wrote: "(?P<text>.*)"$', re.M)
@@ -290,11 +291,13 @@ def parse_ballots(field: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def format_night_death(night: int, victim: str | None) -> str:
-    """A night's public outcome, e.g. "Night 2: Player 6 was killed."."""
-    if victim is None:
+def format_night_death(night: int, victims: str | Sequence[str] | None) -> str:
+    """A night's public outcome, e.g. "Night 2: Player 6 was killed." (``victims``: a list, or
+    the names as ``named_deaths`` joins them)."""
+    named = victims if isinstance(victims, str) or victims is None else named_deaths(victims)
+    if named is None:
         return f"Night {night}: no one was killed."
-    return f"Night {night}: {victim} was killed."
+    return f"Night {night}: {named} {'were' if ' and ' in named else 'was'} killed."
 
 
 def format_proposal(speaker: str, target: str, text: str) -> str:

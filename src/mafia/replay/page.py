@@ -171,7 +171,7 @@ def _summary(event: ev.EventBase) -> str:
     if isinstance(event, ev.Elimination):
         return f"{event.player} voted out"
     if isinstance(event, ev.NightResolution):
-        return f"{event.actual_kill} killed" if event.actual_kill else "no one killed"
+        return f"{' and '.join(event.deaths)} killed" if event.deaths else "no one killed"
     return ""
 
 
@@ -234,7 +234,7 @@ def _body(event: ev.EventBase, roles: Mapping[str, Role]) -> str:
         case ev.DayStarted():
             lines = []
             if event.round > 1:
-                style = "death-line" if event.night_death else "quiet"
+                style = "death-line" if event.night_deaths else "quiet"
                 lines.append(f'<p class="entry {style}">{escape(night_death_text(event))}</p>')
             lines.append(f'<p class="living">Living: {escape(", ".join(event.living))}</p>')
             lines.append(f'<p class="order">Speaking order: {escape(", ".join(event.speaking_order))}</p>')
@@ -312,8 +312,11 @@ def _vote(event: ev.VoteRound) -> str:
 
 
 def _night(event: ev.NightResolution) -> str:
-    death = f"{event.actual_kill} is killed." if event.actual_kill else "No one is killed."
-    public = f'<p class="entry {"death-line" if event.actual_kill else "quiet"}">{escape(death)}</p>'
+    victims = ev.named_deaths(event.deaths)
+    death = (
+        f"{victims} {'are' if len(event.deaths) > 1 else 'is'} killed." if victims else "No one is killed."
+    )
+    public = f'<p class="entry {"death-line" if victims else "quiet"}">{escape(death)}</p>'
     if not _is_private(event):
         return public
     detail = escape(night_outcome_text(event))

@@ -75,6 +75,7 @@ HANDLERS: dict[ActionKind, Callable[[Ctx], Decision]] = {
     ActionKind.PROTECT: night.protect,
     ActionKind.INVESTIGATE: night.investigate,
     ActionKind.GUARD: night.guard,
+    ActionKind.SHOOT: night.shoot,
 }
 """How the house model plays each action (a role's night action included): its tactic."""
 _HANDLERS: dict[str, Callable[[Ctx], Decision]] = {kind.value: tactic for kind, tactic in HANDLERS.items()}

@@ -186,6 +186,30 @@ def guard(ctx: Ctx) -> Decision:
     return decision_with({"choice": choice}, "Stand in front of the town's key players.", reasoning)
 
 
+def shoot(ctx: Ctx) -> Decision:
+    """Shoot a player a believed check named Mafia, else one caught lying, else one suspected
+    strongly (level 7 of 10 or more); otherwise hold the game's one shot (skip): a shot at the
+    Town is one more night kill for the Mafia."""
+    b, rng = ctx.board, ctx.rng
+    options = [o for o in names_only(listed_options(ctx)) if o not in (b.me, SKIP)]
+    if ctx.sloppy() and options:
+        return decision_with({"choice": rng.choice([*options, SKIP])}, "Shoot or wait.", "A loose pick.")
+    named = b.known_mafia | {t for c, t, r in b.findings if r == "Mafia" and c not in b.liars}
+    for sure, why in ((named, "was found Mafia"), (b.liars, "was caught lying")):
+        caught = [p for p in options if p in sure]
+        if caught:
+            choice = max(caught, key=lambda p: b.total(p, FOLLOW_READ))
+            return decision_with(
+                {"choice": choice}, "Spend the one shot on a sure target.", f"{choice} {why}."
+            )
+    suspects = [p for p in options if b.level(p) >= 7]
+    if not suspects:
+        return decision_with({"choice": SKIP}, "Keep the one shot for a sure target.", "No one is sure yet.")
+    choice = max(suspects, key=lambda p: b.total(p, FOLLOW_READ))
+    reasoning = f"{choice} is my strongest suspect: {private_note(b, choice)}."
+    return decision_with({"choice": choice}, "Spend the one shot on the strongest suspect.", reasoning)
+
+
 def investigate(ctx: Ctx) -> Decision:
     b, rng = ctx.board, ctx.rng
     options = [o for o in names_only(listed_options(ctx)) if o != b.me]

@@ -240,12 +240,13 @@ def _read_section(body: str) -> _Section:
 
 
 def _night_outcome(line: str, nights: list[tuple[int, str | None]]) -> None:
-    """Add the night outcome ``line`` states (if it is one) as (night, victim or None)."""
+    """Add the night outcome ``line`` states (if it is one) as (night, victim or None), one entry
+    a victim of a night of several deaths ("Player 2 and Player 6 were killed")."""
     m = a.NIGHT_DEATH_LINE.match(line)
     if m:
         # The pattern's victim group also matches "no one" (its first branch is tried first).
-        victim = m["victim"] if m["victim"] != "no one" else None
-        nights.append((int(m["night"]), victim))
+        victims = m["victim"].split(" and ") if m["victim"] not in (None, "no one") else [None]
+        nights.extend((int(m["night"]), victim) for victim in victims)
 
 
 @lru_cache(maxsize=256)
