@@ -138,7 +138,7 @@ def test_graph_detail_names_turns_and_keeps_the_log_out_of_inputs(tmp_path: Path
     runs = endpoint.runs()
     records = lines(folder / "prompts.jsonl")
     (root,) = [r for r in runs.values() if not r.get("parent_run_id")]
-    assert root["name"] == folder.name
+    assert root["name"] == f"{folder.name} · {DEFAULT_POLICY}"
     turns = [r for r in runs.values() if TURN.match(r.get("name", ""))]
     assert Counter(t["name"] for t in turns) == Counter(
         f"{'Night' if r['action'] in NIGHT else 'Day'} {r['round']} · {r['action']} · {r['player']}"
