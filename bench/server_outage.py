@@ -30,6 +30,7 @@ from mafia.arena.queued import QUEUE_FILE, Progress, collect
 
 DOWN_S = 4.0  # how long Redis and PostgreSQL stay down
 LIMIT_S = 1800.0  # the whole arena, on a busy two-core machine
+QUICK_LIMIT_S = 300.0  # each wait of the quick mode's four small games
 
 
 def _progress(arena: Path) -> Progress:
@@ -114,8 +115,10 @@ def main() -> None:
     if (why := unavailable()) is not None:
         print(f"server_outage_bench=unavailable  # {why}")
         return
+    limit_s = LIMIT_S
     if args.quick:
         args.games, args.players = 4, 5
+        limit_s = QUICK_LIMIT_S
     ask: dict[str, Any] = {"games": args.games, "players": args.players, "arena_id": "outage"}
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
@@ -127,20 +130,30 @@ def main() -> None:
             start = time.monotonic()
             run_arena(**ask, server=made.processes[0].url, queue=True, out=work / "queued")
             # Redis first, while the first games play.
-            _until(_safe(lambda: _progress(arena).running >= 2), "two games play")
+            _until(_safe(lambda: _progress(arena).running >= 2), "two games play", limit_s)
             made.redis.halt()
             time.sleep(DOWN_S)
             made.redis.start()
             faults["redis_restart_at_s"] = time.monotonic() - start
             # PostgreSQL once some games have finished and others play.
-            _until(_safe(lambda: _progress(arena).finished >= max(1, args.games // 4)), "a quarter finish")
+            _until(
+                _safe(lambda: _progress(arena).finished >= max(1, args.games // 4)),
+                "a quarter finish",
+                limit_s,
+            )
             made.pg.halt()
             time.sleep(DOWN_S)
             made.pg.start()
             faults["postgres_restart_at_s"] = time.monotonic() - start
             # A server process killed mid-game: the second one (the games were queued on the first).
+            # A short arena (--quick) may finish before that process takes a game: it is killed
+            # then all the same, and the wait ends with the arena instead of running out.
             doomed = made.processes[1]
-            _until(lambda: _playing(doomed.log()), "the second server process plays a game")
+            _until(
+                lambda: _playing(doomed.log()) or _safe(lambda: _progress(arena).finished == args.games)(),
+                "the second server process plays a game or every game has finished",
+                limit_s,
+            )
             doomed.kill()
             faults["process_killed_at_s"] = time.monotonic() - start
 
@@ -152,7 +165,7 @@ def main() -> None:
                     run_arena(**ask, server=made.processes[0].url, queue=True, out=work / "queued")
                 return progress.finished == progress.total
 
-            _until(_safe(all_collected), "every game is collected")
+            _until(_safe(all_collected), "every game is collected", limit_s)
             wall = time.monotonic() - start
             twice = games_twice(arena)
             logs = "\n".join(p.log_path.read_text(errors="replace") for p in made.processes)
