@@ -50,8 +50,9 @@ Trick = Callable[[Items, Sequence[str]], Items]
 """A summariser's trick: the house's items (``facts``, ``speeches``, ``patterns``) and the seats
 in, the items to answer with out (it may raise instead)."""
 
-# What a summariser may get wrong, by malice or by mistake: each kind of false statement the issue
-# lists, and some more. Every one carries LIE_MARK, so a prompt that holds one is found by the mark.
+# What a summariser may get wrong, by malice or by mistake: wrong vote counts, roles in apposition,
+# night results and deaths against the log, invented ties, ballots and claims, instructions, and
+# more. Every one carries LIE_MARK, so a prompt that holds one is found by the mark.
 LIE_MARK = "QZV"
 LIES = tuple(
     f"{lie} {LIE_MARK}"
