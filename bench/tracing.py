@@ -78,7 +78,9 @@ def run_mode(mode: str, url: str) -> list[dict[str, float]]:
 
 def main() -> None:
     server = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "langsmith_endpoint.py")], stdout=subprocess.PIPE, text=True
+        [sys.executable, str(ROOT / "tests" / "fakes" / "langsmith_endpoint.py")],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.stdout is not None

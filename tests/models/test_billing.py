@@ -460,6 +460,6 @@ def test_the_bench_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> No
 def test_the_bench_plays_a_leaner_variant_of_a_policy(capsys: pytest.CaptureFixture[str]) -> None:
     bench.main(["--seeds", "1", "--long-seeds", "1", "--verbatim-rounds", "1", "--reasonings", "0"])
     lines = dict(line.split("=", 1) for line in capsys.readouterr().out.splitlines())
-    assert lines["policy"] == "window1-reasonings0"
+    assert lines["policy"] == "window1-digest1-reasonings0-scores-noplaybook"  # lean, the default, varied
     with pytest.raises(SystemExit):
         bench.main(["--verbatim-rounds", "0"])
