@@ -78,21 +78,52 @@ def test_a_fault_is_taken_up_within_the_bound_and_left_past_it() -> None:
 
 
 class FakeAsyncServer:
-    """Threads in error as the server lists them; records the runs created; ``conflict`` makes
-    every create fail as when another process's keeper was first."""
+    """Threads as the server lists them (in error unless ``idle`` names them, with the winner of
+    each game over in ``won``); records the runs created; ``conflict`` makes every create fail as
+    when another process's keeper was first."""
 
     def __init__(
-        self, threads: dict[str, tuple[dict[str, Any] | None, list[dict[str, Any]]]], conflict: bool = False
+        self,
+        threads: dict[str, tuple[dict[str, Any] | None, list[dict[str, Any]]]],
+        conflict: bool = False,
+        idle: frozenset[str] = frozenset(),
+        won: frozenset[str] = frozenset(),
     ):
         self.created: list[tuple[str, Any, Any, str]] = []
-        listed = [
-            {"thread_id": tid, "metadata": {"game": f"g/{tid}"}, "error": error}
+        whole: dict[str, dict[str, Any]] = {
+            tid: {
+                "thread_id": tid,
+                "metadata": {"game": f"g/{tid}"},
+                "status": "idle" if tid in idle else "error",
+                "error": error,
+                "values": {"winner": "town" if tid in won else None},
+            }
             for tid, (error, _) in threads.items()
-        ] + [{"thread_id": "not-a-game", "metadata": {}, "error": LOST_REDIS}]
+        }
+        listed: list[dict[str, Any]] = [
+            *whole.values(),
+            {"thread_id": "not-a-game", "metadata": {}, "status": "error", "error": LOST_REDIS},
+        ]
 
-        async def search(status: str, limit: int, offset: int) -> list[dict[str, Any]]:
-            assert status == "error"
-            return listed[offset : offset + limit]
+        async def search(
+            status: str,
+            limit: int,
+            offset: int,
+            select: list[str] | None = None,
+            extract: dict[str, str] | None = None,
+        ) -> list[dict[str, Any]]:
+            found = [thread for thread in listed if thread["status"] == status][offset : offset + limit]
+            if select is not None:  # as the server does: "error" is not a field one can select
+                found = [{key: thread[key] for key in select} for thread in found]
+            if extract is not None:
+                assert extract == {"winner": "values.winner"}
+                found = [
+                    {**t, "extracted": {"winner": whole[t["thread_id"]]["values"]["winner"]}} for t in found
+                ]
+            return found
+
+        async def get(thread_id: str) -> dict[str, Any]:
+            return whole[thread_id]
 
         async def runs_list(thread_id: str, limit: int) -> list[dict[str, Any]]:
             return threads[thread_id][1]
@@ -111,7 +142,7 @@ class FakeAsyncServer:
             self.created.append((thread_id, input, context, multitask_strategy))
 
         self.client = SimpleNamespace(
-            threads=SimpleNamespace(search=search, get_state=get_state),
+            threads=SimpleNamespace(search=search, get=get, get_state=get_state),
             runs=SimpleNamespace(list=runs_list, create=create),
         )
 
@@ -133,6 +164,25 @@ def test_the_keeper_starts_one_run_from_the_last_checkpoint_for_each_game_a_faul
     assert server.created == [*goes_on, ("unbegun", SETUP, {"policy": "p"}, "reject")], (
         "a game with no step saved starts again from its first run's setup"
     )
+
+
+def test_the_keeper_takes_up_a_game_a_fault_ended_whose_thread_shows_idle() -> None:
+    """After a PostgreSQL restart, a run that failed on a dead pooled connection was seen ended in
+    error with its thread idle (its error recorded): its game is taken up all the same, while an
+    idle game that is over or was not ended by a fault is left as it is."""
+    server = FakeAsyncServer(
+        {
+            "idle-pg": (LOST_PG, _runs(2)),
+            "over": (None, _runs(1, latest="success")),
+            "over-after-fault": (LOST_PG, _runs(1)),
+            "cancelled": (None, _runs(1, latest="interrupted")),
+            "own": (OWN, _runs(1)),
+        },
+        idle=frozenset({"idle-pg", "over", "over-after-fault", "cancelled", "own"}),
+        won=frozenset({"over", "over-after-fault"}),
+    )
+    assert asyncio.run(take_up_games(server.client)) == 1  # type: ignore[arg-type]
+    assert server.created == [("idle-pg", None, {"policy": "p"}, "reject")]
 
 
 def test_a_game_another_keeper_took_up_first_is_not_counted() -> None:

@@ -7,9 +7,12 @@
   the game's thread, which goes on from the last checkpoint (its last whole step), logging each
   retry. The runtime itself takes up the runs of a killed worker (a missed heartbeat puts them
   back in the queue) but marks a run that lost its connection to PostgreSQL or Redis as failed
-  and leaves it there. Several processes' keepers may see the same game: a thread takes one
-  active run at a time (``multitask_strategy="reject"``, under the thread's row lock), so only
-  one new run starts."""
+  and leaves it there. Such a game's thread is looked for among the threads in error and among
+  the idle ones whose game is not over: after a PostgreSQL restart, a run that failed on one of
+  the pool's dead connections was seen ended in error with its thread idle (the error recorded on
+  it), which a look at the threads in error alone never found again. Several processes' keepers
+  may see the same game: a thread takes one active run at a time (``multitask_strategy="reject"``,
+  under the thread's row lock), so only one new run starts."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import asyncio
 import logging
 import os
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from starlette.responses import JSONResponse
 
 KEEP_S = 5.0  # seconds between two looks for games to take up
+PAGE = 100  # threads a search returns at a time
 HEALTH_TIMEOUT_S = 3.0
 GRAPH_ID = "mafia"
 _log = logging.getLogger("mafia.keeper")
@@ -84,17 +88,30 @@ async def health(request: Request) -> JSONResponse:
 
 async def take_up_games(client: LangGraphClient) -> int:
     """One look: a new run for every game whose latest run a fault ended, within the bound; the
-    number started."""
+    number started. The threads in error first, then the idle ones whose game is not over (read
+    without their states: a finished game's is large, and most idle threads hold one)."""
     started = 0
+    async for thread in _threads(client, status="error"):
+        started += await _take_up(client, thread)
+    async for thread in _threads(
+        client, status="idle", select=["thread_id", "metadata", "status"], extract={"winner": "values.winner"}
+    ):
+        if (thread.get("extracted") or {}).get("winner") is None:
+            started += await _take_up(client, thread)
+    return started
+
+
+async def _threads(client: LangGraphClient, **search: Any) -> AsyncIterator[Any]:
+    """The threads of games that ``search`` finds on the server, a page at a time."""
     offset = 0
     while True:
-        threads = await client.threads.search(status="error", limit=100, offset=offset)
+        threads = await client.threads.search(limit=PAGE, offset=offset, **search)
         for thread in threads:
-            if "game" in (thread["metadata"] or {}) and await _take_up(client, thread):
-                started += 1
-        if len(threads) < 100:
-            return started
-        offset += 100
+            if "game" in (thread["metadata"] or {}):
+                yield thread
+        if len(threads) < PAGE:
+            return
+        offset += PAGE
 
 
 async def _take_up(client: LangGraphClient, thread: Any) -> bool:
@@ -102,7 +119,12 @@ async def _take_up(client: LangGraphClient, thread: Any) -> bool:
     bound); whether one was started."""
     thread_id = str(thread["thread_id"])
     runs = list(await client.runs.list(thread_id, limit=100))
-    fault = fault_of(runs, thread.get("error"))
+    if not runs or runs[0].get("status") != "error":
+        return False
+    # A thread listed without its error (an idle one) is read whole once its latest run failed.
+    whole: Mapping[str, Any] = thread if "error" in thread else await client.threads.get(thread_id)
+    error = whole.get("error")  # the SDK's type of a thread omits it
+    fault = fault_of(runs, error)
     game = thread["metadata"]["game"]
     if fault is None:
         return False
@@ -130,7 +152,7 @@ async def _take_up(client: LangGraphClient, thread: Any) -> bool:
         thread_id,
         fault.line(),
         "last whole step" if begun else "setup (no step was saved)",
-        thread.get("error"),
+        error,
     )
     return True
 
