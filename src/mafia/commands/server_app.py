@@ -8,9 +8,10 @@
   retry. The runtime itself takes up the runs of a killed worker (a missed heartbeat puts them
   back in the queue) but marks a run that lost its connection to PostgreSQL or Redis as failed
   and leaves it there. Such a game's thread is looked for among the threads in error and among
-  the idle ones whose game is not over: after a PostgreSQL restart, a run that failed on one of
-  the pool's dead connections was seen ended in error with its thread idle (the error recorded on
-  it), which a look at the threads in error alone never found again. Several processes' keepers
+  the idle ones whose game is not over: the runtime's sweep of busy threads left without a run
+  reads them, then sets each idle without a lock, so a run's failure written in between is left
+  with its thread idle (its error recorded on it); seen after a PostgreSQL restart, such a game
+  was never found again by a look at the threads in error alone. Several processes' keepers
   may see the same game: a thread takes one active run at a time (``multitask_strategy="reject"``,
   under the thread's row lock), so only one new run starts."""
 
