@@ -58,6 +58,11 @@ def _safe(look: Callable[[], bool]) -> Callable[[], bool]:
     return safe
 
 
+def _settled(progress: Progress) -> bool:
+    """Whether no game is left for the servers to play: each finished or stopped for good."""
+    return progress.finished + len(progress.stopped) == progress.total
+
+
 def _playing(log: str) -> bool:
     """Whether a server process's log shows a run started and not yet ended."""
     started = log.count("Starting background run")
@@ -147,11 +152,12 @@ def main() -> None:
             faults["postgres_restart_at_s"] = time.monotonic() - start
             # A server process killed mid-game: the second one (the games were queued on the first).
             # A short arena (--quick) may finish before that process takes a game: it is killed
-            # then all the same, and the wait ends with the arena instead of running out.
+            # then all the same, and the wait ends with the arena instead of running out; a game
+            # stopped for good ends it too, to be queued again by hand below (and counted).
             doomed = made.processes[1]
             _until(
-                lambda: _playing(doomed.log()) or _safe(lambda: _progress(arena).finished == args.games)(),
-                "the second server process plays a game or every game has finished",
+                lambda: _playing(doomed.log()) or _safe(lambda: _settled(_progress(arena)))(),
+                "the second server process plays a game or no game is left to play",
                 limit_s,
             )
             doomed.kill()
