@@ -18,10 +18,7 @@ from repo import BENCH, SUPPORT
 # Whole-system tests: run with `make test-slow` (and in CI), not by `make test`.
 pytestmark = pytest.mark.slow
 
-# server_outage.py restarts PostgreSQL and Redis under two server processes; its quick mode timed
-# out waiting for its games in a clean-clone run, so it is run by hand (docs/server.md) until that is found.
-NOT_SWEPT = frozenset({"benchlib.py", "server_outage.py"})
-SCRIPTS = sorted(p.name for p in BENCH.glob("*.py") if p.name not in NOT_SWEPT)
+SCRIPTS = sorted(p.name for p in BENCH.glob("*.py") if p.name != "benchlib.py")
 DRIVER = SUPPORT / "bench_driver.py"
 FIGURE = re.compile(r"^[a-z][a-z0-9_]*=\S+$", re.M)
 
