@@ -2,29 +2,27 @@
 
 Plays the peer games with ``ContextPolicy(token_budget=B)`` for each budget asked for, and the same
 seeds without a budget, and prints for every budget B (``name_B=value``): the median and 90th
-percentile prompt tokens (messages only: the budget does not cover the schema) with and without
-it, the share of prompts it trimmed, the share still over budget once nothing trimmable was left
-(frozen, cold, task and own facts are never trimmed), and how often each kind of trim was made.
+percentile prompt tokens (the prompt's text) with and without it, the share of prompts it trimmed,
+the share of calls over it as billed (the messages with their roles, the schema and tools) once
+nothing trimmable was left (frozen, cold, task and own facts are never trimmed), and how often each
+kind of trim was made.
 ``--seeds N`` plays fewer games; ``--budgets`` picks the budgets (default 1500 and 2000).
 
 Then the ``layered`` policy at its budget of 1,500 (``layered_*``), over the peer games and house
 games at 12 and 16 seats, the 16-seat ones running to the round cap, and games with adversarial
-seats, which re-ask and search with long queries. Every call (first asks, re-asks, recall
-exchanges) is counted two ways: as billed (``prompt_tokens + schema_tokens``: the messages with
-their roles, and the answer schema and the recall tool as the provider bills them), and its
-messages' text alone (``context_tokens``, what the budget bounds). Printed: the share of calls
-within the budget each way, the calls over it with their logged reasons, the largest call each way
-and the largest schema and tools, the share of the engine facts present in the prompts
-(``mafia.arena.reads.fact_presence``), and how many prompts left their oldest days to recall (the
-only trim that drops facts from a prompt). Last, the same games played with the prompt's budget
-lowered by what a first ask bills for the schema and tools (``layered_schema_counted_*``): the
-facts a budget counting them would keep.
+seats, which re-ask and search with long queries. The budget bounds every call (first asks,
+re-asks, recall exchanges) as billed: ``prompt_tokens + schema_tokens``, the messages with their
+roles, and the answer schema and the recall tool as the provider bills them. Printed: the share of
+calls within the budget, and of calls whose messages' text alone (``context_tokens``) is; the calls
+over it with their logged reasons; the largest call each way and the largest schema and tools; the
+share of the engine facts present in the prompts (``mafia.arena.reads.fact_presence``), and how
+many prompts left their oldest days (or their ballots) to recall, the only trim that drops facts
+from a prompt.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -54,6 +52,8 @@ KINDS = {
     "trimmed speeches by seat": "speeches_by_seat",
     "suspicions at 0": "quiet_suspicions",
     "night lists grouped": "nights_grouped",
+    "players' words cut": "cut_words",
+    "role advice": "drop_advice",
     "over budget": "over_budget",
 }
 # The layered games: (label, seats, seeds, round cap); the house at 16 seats plays long games.
@@ -85,7 +85,8 @@ def report(games: Sequence[list[JSON]], budget: int) -> None:
     print(f"budget{budget}_median_prompt_tokens={statistics.median(values):.0f}")
     print(f"budget{budget}_p90_prompt_tokens={percentile(values, 0.9):.0f}")
     print(f"budget{budget}_trimmed_share={sum(bool(r['trimmed']) for r in records) / len(records):.3f}")
-    print(f"budget{budget}_over_budget_share={sum(v > budget for v in values) / len(values):.3f}")
+    billed = [int(a["prompt_tokens"]) + int(a["schema_tokens"]) for r in records for a in r["attempts"]]
+    print(f"budget{budget}_over_budget_share={sum(v > budget for v in billed) / len(billed):.3f}")
     for kind in KINDS.values():
         print(f"budget{budget}_{kind}_per_game={kinds[kind] / len(games):.1f}")
 
@@ -136,17 +137,14 @@ def left_to_recall(games: Games) -> int:
 
 
 def layered_report(peer_seeds: int, quick: bool) -> None:
-    """The ``layered_*`` figures over ``layered_games``, and the facts the same games' prompts
-    would hold if the schema and tools were counted inside the budget (``layered_schema_counted_*``:
-    the prompt's budget lowered by what a first ask bills for them)."""
+    """The ``layered_*`` figures over ``layered_games``."""
     layered = policy_by_name("layered")
     games = layered_games(peer_seeds, quick, layered)
     budget = layered.token_budget or 0
     attempts = [(r, a) for _, g in games for r in g for a in r["attempts"]]
     billed = [int(a["prompt_tokens"]) + int(a["schema_tokens"]) for _, a in attempts]
-    # What the budget bounds: the text of the call's messages, as the turn counted what it sent.
     sizes = [int(a.get("context_tokens", r["total_tokens"])) for r, a in attempts]
-    over = [a for (r, a), size in zip(attempts, sizes, strict=True) if size > budget]
+    over = [a for (_, a), size in zip(attempts, billed, strict=True) if size > budget]
     reasons = Counter(str(a.get("over_budget", "unlogged")).split(":")[0].split(" brought")[0] for a in over)
     print(f"layered_games={len(games)}")
     print(f"layered_rounds_max={max(int(r['round']) for _, g in games for r in g)}")
@@ -155,8 +153,8 @@ def layered_report(peer_seeds: int, quick: bool) -> None:
     print(f"layered_recall_calls={sum(1 for _, a in attempts if a.get('kind') == 'recall')}")
     print(f"layered_budget{budget}_calls_within_share={sum(x <= budget for x in billed) / len(billed):.3f}")
     print(f"layered_budget{budget}_messages_within_share={sum(x <= budget for x in sizes) / len(sizes):.3f}")
-    print(f"layered_calls_messages_over_budget={len(over)}")
-    print(f"layered_calls_messages_over_budget_logged={sum(1 for a in over if a.get('over_budget'))}")
+    print(f"layered_calls_over_budget={len(over)}")
+    print(f"layered_calls_over_budget_logged={sum(1 for a in over if a.get('over_budget'))}")
     for reason, count in sorted(reasons.items()):
         print(f"# over budget: {count} x {reason}")
     print(f"layered_max_call_tokens={max(billed)}")
@@ -165,13 +163,8 @@ def layered_report(peer_seeds: int, quick: bool) -> None:
     roles = [int(a["prompt_tokens"]) - size for (_, a), size in zip(attempts, sizes, strict=True)]
     print(f"layered_max_message_role_tokens={max(roles)}")
     print(f"layered_fact_presence={facts_present(games):.4f}")
+    print(f"layered_prompts={sum(len(g) for _, g in games)}")
     print(f"layered_prompts_with_days_left_to_recall={left_to_recall(games)}")
-    head = max(int(r["attempts"][0]["schema_tokens"]) for _, g in games for r in g)
-    counted = dataclasses.replace(layered, token_budget=budget - head)
-    again = layered_games(peer_seeds, quick, counted)
-    print(f"layered_schema_counted_prompt_budget={counted.token_budget}")
-    print(f"layered_schema_counted_fact_presence={facts_present(again):.4f}")
-    print(f"layered_schema_counted_prompts_with_days_left_to_recall={left_to_recall(again)}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,9 +1,10 @@
-"""A token budget bounds every call, not only every prompt: under ``layered`` a re-ask's rejected
-answer is cut to the room the prompt and the error leave, a recall exchange is offered only while
-there is room for it and its hits are fitted to what is left, and a call that still runs over is
-logged with why (``over_budget`` on its attempt). The budget bounds the text of a call's messages;
-the answer schema and the recall tool are billed on top of it, and every call's record says how
-much they were (``schema_tokens``)."""
+"""A token budget bounds every call as billed, not only every prompt: under ``layered`` the
+prompt is built to fit beside the answer schema and the recall tool, a re-ask's rejected answer is
+cut to the room the prompt and the error leave, a recall exchange is offered only while there is
+room for it and its hits are fitted to what is left, and a call that still runs over is logged
+with why (``over_budget`` on its attempt). What is bounded is the call's input as a provider bills
+it: the messages with their role lines, the schema and the tools (``prompt_tokens +
+schema_tokens``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 from fakes import Ask, ScriptedModel
 from fakes.adversarial import AdversarialPlayer
+from mafia.arena.context_tools import budget_calls
 from mafia.context.call_budget import LEFT_OUT, fit_tokens
 from mafia.context.policy import ContextPolicy, policy_by_name
 from mafia.context.tokens import count_tokens
@@ -38,16 +40,23 @@ def _head(action: str) -> int:
     return len(encode(schema_text(ACTION_SCHEMAS[ActionKind(action)]) + tool + "\n"))
 
 
+def billed_input(attempt: dict[str, Any]) -> int:
+    """A call's input as billed: the messages with their role lines, the schema and the tools."""
+    return int(attempt["prompt_tokens"]) + int(attempt["schema_tokens"])
+
+
 def test_every_call_of_an_adversarial_layered_game_fits_the_budget() -> None:
-    """Read from the prompt records: every call's messages (the prompt, a re-ask's exchange, a
-    recall exchange) within the budget, and every call billed for its schema and tools on top."""
+    """Read from the prompt records: every call (the prompt, a re-ask's exchange, a recall
+    exchange) within the budget as billed, its schema and tools counted."""
     records = _records(AdversarialPlayer(seed=0), LAYERED)
     attempts = [a for r in records for a in r["attempts"]]
     budget = LAYERED.token_budget or 0
+    over = [(a["kind"], billed_input(a)) for a in attempts if billed_input(a) > budget]
+    assert over == []
     assert sum(1 for a in attempts if a["kind"] == "invalid_text") > 10  # re-asks
     assert sum(1 for a in attempts if a["kind"] == "recall") > 10  # recall exchanges
-    over = [(a["kind"], a["context_tokens"]) for a in attempts if a["context_tokens"] > budget]
-    assert over == []
+    # The budget is used, not merely met: some call comes within the schema's size of it.
+    assert max(billed_input(a) for a in attempts) > budget - 100
     unbilled: list[tuple[str, int, int]] = []
     for r in records:
         head = _head(r["action"])
@@ -68,7 +77,7 @@ def test_a_call_over_the_budget_is_logged_with_why() -> None:
     attempts = [
         a for r in _records(HouseModel(seed=0), ContextPolicy(token_budget=300), 5) for a in r["attempts"]
     ]
-    assert attempts and all(a["context_tokens"] > 300 for a in attempts)
+    assert attempts and all(billed_input(a) > 300 for a in attempts)
     assert all(a["over_budget"].startswith("the prompt alone is ") for a in attempts)
 
 
@@ -76,13 +85,14 @@ def test_a_rejected_answer_is_cut_to_the_room_left() -> None:
     text = "word " * 400
     cut = fit_tokens(text, 100)
     assert count_tokens(cut) <= 100 and cut.endswith("…") and text.startswith(cut[:-1])
-    assert fit_tokens(text, 10) == LEFT_OUT
+    assert fit_tokens(text, 22) == LEFT_OUT
+    assert fit_tokens(text, 10) == "…"  # where even the note does not fit
     assert fit_tokens("short", 100) == "short"
 
 
 def _long_illegal_ballot(ask: Ask) -> dict[str, Any] | None:
     """Speeches that nominate at length; every first ballot names someone not at the table (an
-    error of some 300 tokens quotes it back); re-asked, the ballot is a skip."""
+    error quotes its start back); re-asked, the ballot is a skip."""
     if ask.action == "vote" and not ask.retry:
         return {"choice": "Somebody who is not at this table, " * 30}
     words = {"text": "I have listened to everyone today and I will keep listening. " * 6}
@@ -100,5 +110,16 @@ def test_a_re_ask_whose_error_leaves_no_room_is_asked_with_a_shorter_prompt() ->
     reasks = [a for r in votes for a in r["attempts"][1:]]
     assert reasks and all(r["attempts"][0]["kind"] == "illegal_choice" for r in votes)
     # The first asks came close to the budget: the error could not fit beside them.
-    assert any(r["attempts"][0]["context_tokens"] + 300 > budget for r in votes)
-    assert [a["context_tokens"] for a in reasks if a["context_tokens"] > budget] == []
+    assert any(billed_input(r["attempts"][0]) + 300 > budget for r in votes)
+    assert [billed_input(a) for a in reasks if billed_input(a) > budget] == []
+
+
+def test_an_arena_counts_a_call_within_the_budget_as_billed() -> None:
+    """The arena's budget column counts a call as billed: messages within the budget whose schema
+    brings the call over it are over."""
+    turns = [
+        {"attempts": [{"prompt_tokens": 1100, "schema_tokens": 427, "context_tokens": 1080}]},
+        {"attempts": [{"prompt_tokens": 1000, "schema_tokens": 427, "context_tokens": 980}]},
+    ]
+    assert budget_calls(turns, 1500) == {"within": 1, "calls": 2}
+    assert budget_calls(turns, None) == {"within": 0, "calls": 0}

@@ -354,12 +354,14 @@ class TestPolicy:
         tight = build_context(log.events[:cut], speaker, ActionKind.SPEAK, policy)
         # The shared record as far as the own part's allowance needs (earlier verbatim days, today's
         # speeches, then its facts written shorter, none lost: a policy without recall drops no
-        # fact), then the player's own part (older reasonings, the recent digest).
+        # fact), the role's advice (over the whole budget, before any fact would go), then the
+        # player's own part (older reasonings, the recent digest).
         stages = [
             "compressed day",
             "speech of",
             "earlier days by seat number",
             "speaking order by seat",
+            "role advice",
             "oldest reasoning in memory",
             "recent events",
             "over budget",
@@ -367,8 +369,10 @@ class TestPolicy:
         order = [next(i for i, stage in enumerate(stages) if t.startswith(stage)) for t in tight.trimmed]
         assert order == sorted(order) and set(order) == set(range(len(stages))), tight.trimmed
         assert tight.system == loose.system  # frozen sections are never trimmed
-        for name in ("identity", "task"):
-            assert section(tight, name) == section(loose, name)
+        assert section(tight, "task") == section(loose, "task")
+        # The identity keeps who the player is and their persona, without the role's advice.
+        advice = section(loose, "identity").split("\n")[3:]
+        assert advice and section(tight, "identity").split("\n") == section(loose, "identity").split("\n")[:3]
         # The state only says today's speaking order as the seat order it is.
         tight_state, loose_state = (section(p, "state").split("\n") for p in (tight, loose))
         assert [x for x in tight_state if "Speaking order" not in x] == [

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from fact_presence import Built, audit_prompts, capture_prompts, missing_facts
+from fact_presence import Built, audit_prompts, capture_prompts, left_to_recall, missing_facts
 from fakes import Ask, RandomLegalModel, ScriptedModel
 from mafia.context import ContextPolicy, build_context, clear_caches
 from mafia.context.policy import DEFAULT_POLICY, POLICIES, policy_by_name
@@ -306,3 +306,18 @@ def test_the_audit_reads_night_lists_grouped_by_outcome(long_game: list[Built]) 
         b.events, b.player, whole.replace(grouped.group(0), grouped.group(0).replace("1-", "2-"))
     )
     assert any("team kill of night 1" in fact for fact in found), found
+
+
+def test_only_a_fact_the_prompt_left_to_recall_is_excused() -> None:
+    """A missing fact is excused only where the prompt's notes left its day (or, for a ballot,
+    that day's ballots) to recall; a fact bound to no day never is."""
+    ballots = ["ballots of day 2 left to recall"]
+    assert left_to_recall("day 2 vote ballot Player 1 -> Player 3", ballots)
+    assert not left_to_recall("day 2 vote result 'Player 3 eliminated'", ballots)
+    assert not left_to_recall("day 3 vote ballot Player 1 -> Player 3", ballots)
+    whole = ["day 2 left to recall"]
+    assert left_to_recall("day 2 in the transcript", whole)
+    assert left_to_recall("night 1 death of Player 4 on day 2", whole)
+    assert not left_to_recall("day 12 in the transcript", whole)
+    assert not left_to_recall("death of Player 4 (night 1)", whole)
+    assert not left_to_recall("claim: Player 2 claimed Doctor (day 2)", whole)

@@ -31,7 +31,7 @@ def budget_of(policy: str) -> int | None:
 def context_tools(events: Sequence[EventBase], prompts: Sequence[JSON], budget: int | None = None) -> JSON:
     """Recall calls (answered and refused) and the turns that made them, the summariser's calls,
     summaries, fallbacks by reason and billed tokens, and under a token ``budget`` the players'
-    calls within it (the prompt and any recall exchange: ``context_tokens``)."""
+    calls within it (as billed: the messages, any re-ask and recall exchange, the schema and tools)."""
     turns = [r for r in prompts if r.get("action") != SUMMARY_ACTION]
     searches = [a for r in turns for a in r.get("attempts", []) if a.get("kind") == RECALL_KIND]
     summaries = [r for r in prompts if r.get("action") == SUMMARY_ACTION]
@@ -50,8 +50,10 @@ def context_tools(events: Sequence[EventBase], prompts: Sequence[JSON], budget: 
 
 
 def budget_calls(turns: Sequence[JSON], budget: int | None) -> dict[str, int]:
-    """The players' calls within ``budget``, and all of them (none counted without a budget)."""
+    """The players' calls within ``budget`` as billed (``prompt_tokens + schema_tokens``), and all
+    of them (none counted without a budget)."""
     if budget is None:
         return {"within": 0, "calls": 0}
-    sizes = [int(a.get("context_tokens", r["total_tokens"])) for r in turns for a in r.get("attempts", [])]
+    attempts = [a for r in turns for a in r.get("attempts", [])]
+    sizes = [int(a.get("prompt_tokens", 0)) + int(a.get("schema_tokens", 0)) for a in attempts]
     return {"within": sum(size <= budget for size in sizes), "calls": len(sizes)}

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from mafia.context import extraction, safety, sections, tokens, transcript
 from mafia.context import memory as memory_cache
 from mafia.context.beliefs import BUDGET_STEPS, squeezed
+from mafia.context.call_budget import cut_quotes
 from mafia.context.compression import seat_numbers_readable
 from mafia.context.memory import memory_from_record
 from mafia.context.policy import ContextPolicy
@@ -182,6 +183,11 @@ class _Hot:
     """The oldest compressed days shown without their ballots, which recall finds."""
     recalled: int = 0
     """The oldest compressed days left out of the prompt, which recall finds."""
+    has_advice: bool = False
+    """Whether the identity holds the role's playbook."""
+    advice_dropped: bool = False
+    word_cap: int | None = None
+    """Tokens each quoted passage of players' words is cut to (``cut_words``), if any."""
     beliefs_squeezed: int = 0
     plans_dropped: bool = False
     bare_trimmed: bool = False
@@ -191,8 +197,31 @@ class _Hot:
 
     def trim_record(self, situation: Situation, facts: bool) -> bool:
         """One step of the record every player shares; False when nothing of it is left to trim.
-        With ``facts`` (the prompt is over the whole budget) the oldest facts may go to recall."""
-        return self.trim_shared(situation) or self.trim_closed_day() or (facts and self.recall_oldest_facts())
+        With ``facts`` (the prompt is over the whole budget) players' words are cut shorter, then
+        the oldest facts may go to recall."""
+        if self.trim_shared(situation) or self.trim_closed_day():
+            return True
+        return facts and (self.cut_words() or self.drop_advice() or self.recall_oldest_facts())
+
+    def drop_advice(self) -> bool:
+        """Leave the role's playbook out of the identity (advice, no fact), before any fact
+        leaves the prompt."""
+        if self.advice_dropped or not self.has_advice:
+            return False
+        self.advice_dropped = True
+        self.notes.append("role advice")
+        return True
+
+    def cut_words(self) -> bool:
+        """Cut every quoted passage of players' words (speeches, defenses, plans, reasonings) to
+        the next of ``WORD_CAPS``: only with recall, which finds the whole words, and before any
+        fact leaves the prompt."""
+        caps = [cap for cap in WORD_CAPS if self.word_cap is None or cap < self.word_cap]
+        if not self.searchable or not caps:
+            return False
+        self.word_cap = caps[0]
+        self.notes.append(f"players' words cut to {self.word_cap} tokens")
+        return True
 
     def trim_own(self) -> bool:
         """One step of the player's own part: older reasonings, beliefs, the recent digest, plans,
@@ -307,6 +336,9 @@ class _Hot:
         )
 
 
+WORD_CAPS = (60, 24)
+"""The lengths, in tokens, a prompt over its budget cuts players' quoted words to, in turn."""
+
 SHARED = ("transcript", "state")
 """The sections every player at the same step shares (after the rules): the cacheable record."""
 OWN_ALLOWANCE = 250
@@ -344,8 +376,9 @@ def _fitted(
 
     planned, size = sizes()
     while planned > target:
-        # Facts leave the prompt only while it is over the whole budget, never for recall's room.
-        if not hot.trim_record(s, facts=planned > budget):
+        # Facts leave the prompt only while it is over the whole budget, never for recall's room
+        # nor for an allowance the player's own part does not take.
+        if not hot.trim_record(s, facts=planned > budget and size > budget):
             break
         body = _counted(user_parts())
         planned, size = sizes()
@@ -370,6 +403,8 @@ class Sources:
     memory: PlayerMemory
     shown: Window
     identity: str
+    bare_identity: str
+    """The identity without the role's playbook (a prompt over its budget)."""
     recent: str
     defense: str
 
@@ -411,7 +446,7 @@ def _investigations(x: Sources, hot: _Hot) -> str | None:
 USER_SECTIONS: tuple[tuple[str, SectionText, bool], ...] = (
     ("transcript", _transcript, False),
     ("state", lambda x, hot: sections.state(x.s, ORDER_BY_SEAT in hot.shortened), False),
-    ("identity", lambda x, hot: x.identity, True),
+    ("identity", lambda x, hot: x.bare_identity if hot.advice_dropped else x.identity, True),
     ("mafia_info", _mafia_info, False),
     ("investigations", _investigations, False),
     ("recent_events", lambda x, hot: x.recent if x.recent and not hot.recent_dropped else None, False),
@@ -426,7 +461,10 @@ shares, then the player's identity, what is the player's alone, and the task las
 def user_parts(sources: Sources, hot: _Hot) -> list[Part]:
     """The user message's sections as the trims taken so far render them."""
     parts = ((name, text(sources, hot), stable) for name, text, stable in USER_SECTIONS)
-    return [(name, text, stable) for name, text, stable in parts if text is not None]
+    kept = [(name, text, stable) for name, text, stable in parts if text is not None]
+    if hot.word_cap is None:
+        return kept
+    return [(name, cut_quotes(text, hot.word_cap), stable) for name, text, stable in kept]
 
 
 def hot_material(sources: Sources) -> _Hot:
@@ -450,6 +488,7 @@ def hot_material(sources: Sources) -> _Hot:
         and policy.prune_beliefs
         and any(x.level == 0 for x in memory.beliefs.suspicions),
         has_recent=bool(sources.recent),
+        has_advice=budgeted and sources.identity != sources.bare_identity,
     )
 
 
@@ -487,6 +526,7 @@ def build_context(
         ),
         shown=window(record, policy, day_open=not s.is_night),
         identity=sections.identity(s, policy.role_playbook),
+        bare_identity=sections.identity(s, False),
         recent=sections.recent(s) if policy.recent_events else "",
         defense=sections.defense(s) if action in (ActionKind.DEFENSE, ActionKind.REVOTE) else "",
     )

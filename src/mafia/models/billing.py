@@ -183,17 +183,32 @@ def call_tokens(
     """The token fields of one call (an attempt of a turn): the messages, the schema (None where
     the server compiles it into a grammar and bills none of it; any other tools offered follow it
     as JSON), the raw answer, and the keys of its cacheable prefixes for ``GameCache``."""
-    text = schema_text(schema) if schema is not None else ""
-    for tool in tools:
-        text += json.dumps(tool, ensure_ascii=False, separators=(",", ":"))
-    ids = encode(call_text(text, messages))
-    schema_tokens = len(encode(text + "\n")) if text else 0
+    ids, schema_tokens = _call_ids(messages, schema, tools)
     return {
         "prompt_tokens": len(ids) - schema_tokens,
         "schema_tokens": schema_tokens,
         "output_tokens": count_tokens(raw) if raw else 0,
         "prefix_keys": prefix_keys(ids),
     }
+
+
+def _call_ids(
+    messages: Sequence[BaseMessage], schema: Schema | None, tools: Sequence[Mapping[str, Any]]
+) -> tuple[list[int], int]:
+    """A call's token ids as a provider's cache sees them, and how many of them are the schema's
+    and the tools'."""
+    text = schema_text(schema) if schema is not None else ""
+    for tool in tools:
+        text += json.dumps(tool, ensure_ascii=False, separators=(",", ":"))
+    return encode(call_text(text, messages)), (len(encode(text + "\n")) if text else 0)
+
+
+def input_tokens(
+    messages: Sequence[BaseMessage], schema: Schema | None, tools: Sequence[Mapping[str, Any]] = ()
+) -> int:
+    """A call's input tokens as billed (``prompt_tokens + schema_tokens`` of ``call_tokens``): its
+    messages with their role lines, the schema and the tools. What a token budget bounds."""
+    return len(_call_ids(messages, schema, tools)[0])
 
 
 SUMMED = ("prompt_tokens", "schema_tokens", "output_tokens")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -31,7 +31,7 @@ from langgraph.types import Interrupt
 from pydantic import BaseModel
 
 from mafia.context.builder import build_context, prompt_messages, with_schema_note
-from mafia.context.call_budget import LEFT_OUT, MIN_SHOWN, fit_tokens, over_budget
+from mafia.context.call_budget import ELLIPSIS, LEFT_OUT, MIN_SHOWN, fit_tokens, over_budget
 from mafia.context.extraction import claimed_role
 from mafia.context.policy import ContextPolicy
 from mafia.context.recall import RECALL_KIND
@@ -43,7 +43,7 @@ from mafia.game.events import AnswerKind, Fallback, SuspicionNote, TextTruncated
 from mafia.game.protocol import ACTIONS
 from mafia.game.rules import SKIP
 from mafia.game.state import JSON, Turn, TurnRequest
-from mafia.models.billing import call_tokens
+from mafia.models.billing import call_tokens, input_tokens
 from mafia.models.factory import (
     model_dialect,
     model_settings,
@@ -56,6 +56,7 @@ from mafia.models.schema_dialect import AnswerShape, grammar_schema
 from mafia.nodes.common import parsed_log
 from mafia.nodes.recall_step import (
     ask_answer,
+    call_size,
     context_tokens,
     recall_call_message,
     recall_count,
@@ -81,6 +82,7 @@ from mafia.turn.answers import (
     normalize_choice,
     reask_exchange,
     rejection_of,
+    shown_value,
 )
 from mafia.turn.people import ask_person, is_human
 from mafia.turn.state import (
@@ -120,7 +122,7 @@ def check_answer(
     choice = normalize_choice(value, options)
     if choice is None:
         allowed = ", ".join(options) + (" or null" if action is ActionKind.SPEAK else "")
-        error = f"{name}={encodable(repr(value))} is not allowed; choose exactly one of: {allowed}."
+        error = f"{name}={shown_value(value)} is not allowed; choose exactly one of: {allowed}."
         return None, Rejection(AnswerKind.ILLEGAL_CHOICE, error)
     return choice, None
 
@@ -186,9 +188,52 @@ def rendered_prompt(
     }
 
 
+EMPTY_PROMPT: Prompt = {"system": "", "user": "", "tokens": {}, "total_tokens": 0, "trimmed": []}
+
+
+def fitted_prompt(
+    state: PlayerTurnState,
+    runtime: Runtime[GameContext],
+    size: Callable[[list[BaseMessage]], int],
+    budget: int,
+    prompt: Prompt | None = None,
+) -> Prompt:
+    """``prompt`` if the call it starts, measured by ``size`` from the prompt's messages (the
+    call's billed input: role lines, schema, tools, any re-ask exchange), fits ``budget``; else
+    the player's prompt rendered again under a lower budget: lowered by what the call adds to an
+    empty prompt, then by any excess left (a schema note, counts that differ by a few tokens)."""
+    if prompt is not None and size(prompt_messages(prompt)) <= budget:
+        return prompt
+    lowered = budget - size(prompt_messages(EMPTY_PROMPT))
+    prompt = rendered_prompt(state, runtime, lowered)
+    for _ in range(3):
+        excess = size(prompt_messages(prompt)) - budget
+        if excess <= 0:
+            break
+        lowered -= excess
+        prompt = rendered_prompt(state, runtime, lowered)
+    return prompt
+
+
+def first_prompt(state: PlayerTurnState, runtime: Runtime[GameContext]) -> Prompt:
+    """The turn's prompt; under a token budget, one whose first call (the prompt with its role
+    lines, the answer schema and the tools, as billed) fits the budget. A person's seat bills
+    nothing: its prompt's text fits the budget."""
+    req = state["request"]
+    context = game_context(runtime)
+    budget = context.policy.token_budget
+    spec = context.model_spec(req["player"], req["order"])
+    if budget is None or is_human(spec):
+        return rendered_prompt(state, runtime)
+    model = resolve_model(spec)
+    schema = answer_schema(ActionKind(req["action"]), req["options"], reask=False)
+    return fitted_prompt(state, runtime, lambda m: call_size(m, model, schema, context.policy), budget)
+
+
 def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-    """Render the player's prompt (``rendered_prompt``) and start the turn's messages with it."""
-    plain = rendered_prompt(state, runtime)
+    """Render the player's prompt (``rendered_prompt``) and start the turn's messages with it;
+    under a token budget the first call (the prompt, the answer schema and the tools) fits it."""
+    plain = first_prompt(state, runtime)
     return {
         "prompt": plain,
         "messages": prompt_messages(plain),
@@ -264,7 +309,7 @@ def call_model(
     propagates."""
     call = Call()
     try:
-        search = recall_offered(state, model, policy)
+        search = recall_offered(state, model, schema, policy)
         out, call.asked, call.tools = ask_answer(
             model, schema, state["messages"], get_config(), policy, search
         )
@@ -314,15 +359,15 @@ def account(
     reported, what a token budget bounds (the prompt, a re-ask, a recall exchange), why it was
     rejected and what was cut."""
     messages = state["messages"]
-    attempt = new_attempt(
-        call.raw, call_tokens(messages, billed_schema, call.raw, call.tools), schema=dialect
-    )
+    tokens = call_tokens(messages, billed_schema, call.raw, call.tools)
+    attempt = new_attempt(call.raw, tokens, schema=dialect)
     attempt["provider_usage"] = call.usage
     if call.tools or budget is not None:
-        used = context_tokens(messages)
-        attempt["context_tokens"] = used
+        attempt["context_tokens"] = context_tokens(messages)
+        used = tokens["prompt_tokens"] + tokens["schema_tokens"]
         if budget is not None and used > budget:
-            attempt["over_budget"] = over_budget(messages, state["prompt"]["total_tokens"], used, budget)
+            alone = input_tokens(prompt_messages(state["prompt"]), billed_schema, call.tools)
+            attempt["over_budget"] = over_budget(messages, alone, used, budget)
     if call.rejection is not None:
         attempt["error"] = call.rejection.error
         attempt["kind"] = call.rejection.kind.value
@@ -398,25 +443,33 @@ def reask_messages(
     state: PlayerTurnState, runtime: Runtime[GameContext], said: str, error: str
 ) -> list[BaseMessage]:
     """A re-ask's messages: the prompt, the rejected answer as the model's message, the error as
-    the user's. Under a token budget they fit it together: where the prompt leaves the exchange
-    less than ``REASK_FLOOR`` tokens for the answer, the prompt is rendered again under a budget
-    lowered by the difference (trimmed as any prompt is), and the answer is cut to the room left."""
+    the user's. Under a token budget the call fits it, as billed (the messages with their role
+    lines, the re-ask's schema and the tools): where the prompt leaves the exchange less than
+    ``REASK_FLOOR`` tokens for the answer, the prompt is rendered again under a lower budget
+    (trimmed as any prompt is), and the answer is cut to the room left."""
     prompt = state["prompt"]
-    budget = game_context(runtime).policy.token_budget
-    if budget is None:
+    context = game_context(runtime)
+    budget = context.policy.token_budget
+    req = state["request"]
+    spec = context.model_spec(req["player"], req["order"])
+    if budget is None or is_human(spec):
         return [*prompt_messages(prompt), AIMessage(said), HumanMessage(error)]
+    model = resolve_model(spec)
+    schema = answer_schema(ActionKind(req["action"]), req["options"], reask=True)
+
+    def size(messages: list[BaseMessage], answer: str = "") -> int:
+        exchange = [*messages, AIMessage(answer), HumanMessage(error)]
+        return call_size(exchange, model, schema, context.policy)
+
     wanted = min(REASK_FLOOR, count_tokens(said))
-    lowered = budget - count_tokens(error) - wanted  # what the prompt may take
-    for _ in range(3):  # the section counts may differ from the messages' by a few tokens
-        room = budget - context_tokens(prompt_messages(prompt)) - count_tokens(error)
-        if room >= wanted:
-            break
-        if prompt is not state["prompt"]:
-            lowered -= wanted - room
-        prompt = rendered_prompt(state, runtime, lowered)
+    prompt = fitted_prompt(state, runtime, lambda m: size(m) + wanted, budget, prompt)
     messages = prompt_messages(prompt)
-    room = budget - context_tokens(messages) - count_tokens(error)
-    return [*messages, AIMessage(fit_tokens(said, room)), HumanMessage(error)]
+    room = budget - size(messages)
+    shown = fit_tokens(said, room)
+    while shown not in (LEFT_OUT, ELLIPSIS) and size(messages, shown) > budget:  # counts may not add up
+        room -= size(messages, shown) - budget
+        shown = fit_tokens(said, room)
+    return [*messages, AIMessage(shown), HumanMessage(error)]
 
 
 def route_commit(state: PlayerTurnState) -> Literal["decide", "__end__"]:

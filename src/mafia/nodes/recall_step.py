@@ -11,7 +11,7 @@ billed attempt of the turn (``kind`` "recall"), recorded with its query and hits
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from langchain_core.exceptions import OutputParserException
@@ -37,6 +37,7 @@ from mafia.context.record import read_view
 from mafia.context.tokens import count_tokens
 from mafia.context.views import player_view
 from mafia.game.state import JSON
+from mafia.models.billing import input_tokens
 from mafia.models.factory import model_dialect, model_settings, provider_call, structured
 from mafia.nodes.common import parsed_log
 from mafia.run.runtime import GameContext, game_context
@@ -68,16 +69,33 @@ def recall_bound(model: BaseChatModel, policy: ContextPolicy) -> bool:
     return policy.searches and can_call_tools(model)
 
 
-def recall_offered(state: PlayerTurnState, model: BaseChatModel, policy: ContextPolicy) -> bool:
+def call_tools(model: BaseChatModel, policy: ContextPolicy) -> tuple[JSON, ...]:
+    """The tools a call carries beside its answer: ``recall`` where it is bound in the stable
+    dialect (``ask_answer``), else none."""
+    return (RECALL_TOOL,) if model_dialect(model) == "stable" and recall_bound(model, policy) else ()
+
+
+def call_size(
+    messages: Sequence[BaseMessage], model: BaseChatModel, schema: type[BaseModel], policy: ContextPolicy
+) -> int:
+    """The input tokens a call of ``messages`` bills (what a token budget bounds): the messages
+    with their role lines, the answer schema (none where a grammar server compiles it) and the
+    tools."""
+    billed = schema if model_dialect(model) == "stable" else None
+    return input_tokens(messages, billed, call_tools(model, policy))
+
+
+def recall_offered(
+    state: PlayerTurnState, model: BaseChatModel, schema: type[BaseModel], policy: ContextPolicy
+) -> bool:
     """Let the model search while the policy has the tool, the model takes tools and no refusal
-    was given, and the call so far (the prompt, a re-ask, earlier searches) left the token budget's
-    room for a search (a prompt that needed it has none); otherwise the call carries the tool but
-    names the answer as the one to call."""
+    was given, and the call so far (the prompt, a re-ask, earlier searches, with the schema and
+    tools) left the token budget's room for a search (a prompt that needed it has none);
+    otherwise the call carries the tool but names the answer as the one to call."""
     if not (policy.searches and can_call_tools(model)):
         return False
     budget = policy.token_budget
-    used = max(state["prompt"]["total_tokens"], context_tokens(state["messages"]))
-    room = budget is None or used <= budget - RECALL_RESERVE
+    room = budget is None or call_size(state["messages"], model, schema, policy) <= budget - RECALL_RESERVE
     return room and state.get("recalls", 0) <= MAX_RECALLS
 
 
@@ -143,14 +161,15 @@ def recall_call_message(raw: Any, call: JSON, keep_text: bool = True) -> AIMessa
     )
 
 
-def _fitted(hits: list[str], room: int | None) -> str:
-    """The best hits that fit in ``room`` tokens, or the note that none does."""
-    if room is None:
+def _fitted(hits: list[str], size: Callable[[str], int] | None, budget: int) -> str:
+    """The best hits whose answer keeps the call's ``size`` within ``budget``, or the note that
+    none does."""
+    if size is None:
         return answer_text(hits)
-    while hits and count_tokens(answer_text(hits)) > room:
+    while hits and size(answer_text(hits)) > budget:
         hits = hits[:-1]
     text = answer_text(hits)
-    return text if count_tokens(text) <= room else NO_ROOM
+    return text if size(text) <= budget else NO_ROOM
 
 
 def recall_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
@@ -167,9 +186,15 @@ def recall_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[s
         record = read_view(player_view(parsed_log(state["game_id"], state["events"]), player), player)
         policy = game_context(runtime).policy
         hits = [d.line for d in search(documents(record), call["query"], ranking=policy.recall)]
+        # The answer after a search carries the schema and tools the search's call did.
+        head = int(state["attempts"][-1].get("schema_tokens", 0)) if state["attempts"] else 0
+
+        def size(text: str) -> int:
+            reply = ToolMessage(content=text, tool_call_id=call["id"], name="recall")
+            return head + input_tokens([*state["messages"], reply], None)
+
         budget = policy.token_budget
-        used = context_tokens(state["messages"])
-        content = _fitted(hits, None if budget is None else budget - used)
+        content = _fitted(hits, None if budget is None else size, budget or 0)
     attempts = list(state["attempts"])
     attempts[-1] = {
         **attempts[-1],

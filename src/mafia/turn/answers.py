@@ -125,7 +125,7 @@ def _validation_rejection(exc: ValidationError, choice_field: str | None) -> Rej
     ):
         value = next(e["input"] for e in errors if e["loc"][:1] == (choice_field,))
         return Rejection(
-            AnswerKind.ILLEGAL_CHOICE, f"{choice_field}={encodable(repr(value))} is not allowed.", raw
+            AnswerKind.ILLEGAL_CHOICE, f"{choice_field}={shown_value(value)} is not allowed.", raw
         )
     where = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']}" for e in errors[:5])
     return Rejection(AnswerKind.SCHEMA, f"the answer did not match the schema ({encodable(where)}).", raw)
@@ -209,6 +209,16 @@ class Truncation:
     field: str
     length: int
     limit: int
+
+
+SHOWN_VALUE = 80
+"""Characters of a rejected value an error quotes back: enough to recognise it, and an answer of
+any length leaves the re-ask room for the prompt."""
+
+
+def shown_value(value: Any) -> str:
+    """A rejected value as an error quotes it: its repr, encodable, cut to ``SHOWN_VALUE``."""
+    return cap(encodable(repr(value)), SHOWN_VALUE)
 
 
 def cap(text: str, limit: int) -> str:
