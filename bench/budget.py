@@ -51,6 +51,7 @@ KINDS = {
     "speaking order by seat": "order_by_seat",
     "trimmed speeches by seat": "speeches_by_seat",
     "suspicions at 0": "quiet_suspicions",
+    "tie's ballots": "tie_ballots_once",
     "night lists grouped": "nights_grouped",
     "players' words cut": "cut_words",
     "role advice": "drop_advice",

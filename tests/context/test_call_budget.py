@@ -11,11 +11,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
+from fact_presence import audit_prompts, capture_prompts
 from fakes import Ask, ScriptedModel
 from fakes.adversarial import AdversarialPlayer
 from mafia.arena.context_tools import budget_calls
 from mafia.context.call_budget import LEFT_OUT, fit_tokens
 from mafia.context.policy import ContextPolicy, policy_by_name
+from mafia.context.sections import TIE_BALLOTS_ABOVE
 from mafia.context.tokens import count_tokens
 from mafia.game.actions import ACTION_SCHEMAS, ActionKind
 from mafia.models.billing import encode, schema_text
@@ -23,6 +27,7 @@ from mafia.models.house import HouseModel
 from mafia.nodes.recall_step import RECALL_TOOL
 from mafia.play.runner import run_game
 from mafia.records.call_kinds import rejected
+from test_recall import stalemate
 
 LAYERED = policy_by_name("layered")
 
@@ -123,3 +128,33 @@ def test_an_arena_counts_a_call_within_the_budget_as_billed() -> None:
     ]
     assert budget_calls(turns, 1500) == {"within": 1, "calls": 2}
     assert budget_calls(turns, None) == {"within": 0, "calls": 0}
+
+
+def test_a_prompt_over_its_budget_writes_a_tie_and_protections_shorter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Over its budget, a defense's prompt leaves the tie's ballots to today's transcript (which
+    holds them) and a Doctor's protections name each player once with their nights; every fact
+    stays (or, for an old day, is one the prompt says it left to recall)."""
+    policy = ContextPolicy(token_budget=1, recall=True, prune_beliefs=True, name="tight")
+    with capture_prompts(monkeypatch) as built:
+        run_game(
+            {"seed": 4, "players": 7, "round_cap": 3}, model=ScriptedModel(script=stalemate), policy=policy
+        )
+    ties = [b.prompt for b in built if "tie's ballots left to the transcript" in b.prompt.trimmed]
+    assert ties
+    for prompt in ties:
+        assert TIE_BALLOTS_ABOVE in prompt.user and "Votes: " in section_text(prompt, "transcript")
+        assert "Votes: " not in section_text(prompt, "defense")
+    grouped = [
+        b.prompt
+        for b in built
+        if b.prompt.section("memory") is not None and "Your protections: " in section_text(b.prompt, "memory")
+    ]
+    assert any("(nights " in section_text(p, "memory") for p in grouped)
+    assert audit_prompts(built) == []
+
+
+def section_text(prompt: Any, name: str) -> str:
+    found = prompt.section(name)
+    return found.text if found is not None else ""

@@ -258,11 +258,12 @@ def test_the_audit_catches_sections_that_forget(monkeypatch: pytest.MonkeyPatch)
     def forget_old_days(summary: Any) -> list[str]:
         return render_day(summary) if summary.round_number > 3 else []
 
-    def forget_old_protections(memory: Any, scores: bool = False) -> str:
+    def forget_old_protections(memory: Any, scores: bool = False, grouped: bool = False) -> str:
         kept = memory.facts.protection_history[-2:]
         return render_memory(
             memory.model_copy(update={"facts": memory.facts.model_copy(update={"protection_history": kept})}),
             scores,
+            grouped,
         )
 
     def forget_old_claims(entries: Any) -> str:

@@ -117,15 +117,17 @@ Part = tuple[str, str, bool]  # (section name, text, stable)
 # also the trim note): old days' ballots by seat number, today's trimmed speeches' nominations
 # by seat number, today's speaking order as the seat order it is, a night task's history left to
 # the list the prompt holds, the nights of one kill or investigation result as one entry, and
-# (a belief, not a fact) suspicions at level 0 archived for recall.
+# (a belief, not a fact) suspicions at level 0 archived for recall; and a tie's ballots left to
+# today's transcript, which holds them.
 DAYS_BY_SEAT = "earlier days by seat number"
 SPEECHES_BY_SEAT = "trimmed speeches by seat number"
 ORDER_BY_SEAT = "speaking order by seat"
 HISTORY_ONCE = "task's history left to its list"
 NIGHTS_GROUPED = "night lists grouped by outcome"
 QUIET_SUSPICIONS = "suspicions at 0 archived"
+TIE_BALLOTS_ONCE = "tie's ballots left to the transcript"
 # Which of them write the player's own part, and which the record every player shares.
-OWN_SHORTER = (HISTORY_ONCE, NIGHTS_GROUPED, QUIET_SUSPICIONS)
+OWN_SHORTER = (HISTORY_ONCE, NIGHTS_GROUPED, QUIET_SUSPICIONS, TIE_BALLOTS_ONCE)
 SHARED_SHORTER = (DAYS_BY_SEAT, SPEECHES_BY_SEAT, ORDER_BY_SEAT)
 
 
@@ -183,6 +185,8 @@ class _Hot:
     """The oldest compressed days shown without their ballots, which recall finds."""
     recalled: int = 0
     """The oldest compressed days left out of the prompt, which recall finds."""
+    tie_ballots: bool = False
+    """Whether the defense section repeats the tie vote's ballots today's transcript holds."""
     has_advice: bool = False
     """Whether the identity holds the role's playbook."""
     advice_dropped: bool = False
@@ -297,6 +301,7 @@ class _Hot:
             HISTORY_ONCE: self.repeated_history,
             NIGHTS_GROUPED: self.repeated_nights,
             QUIET_SUSPICIONS: self.quiet_suspicions,
+            TIE_BALLOTS_ONCE: self.tie_ballots,
         }
 
     def recall_oldest_facts(self) -> bool:
@@ -443,6 +448,12 @@ def _investigations(x: Sources, hot: _Hot) -> str | None:
     return sections.investigations(x.s, NIGHTS_GROUPED in hot.shortened)
 
 
+def _defense(x: Sources, hot: _Hot) -> str | None:
+    if TIE_BALLOTS_ONCE in hot.shortened:
+        return sections.defense(x.s, ballots=False)
+    return x.defense or None
+
+
 USER_SECTIONS: tuple[tuple[str, SectionText, bool], ...] = (
     ("transcript", _transcript, False),
     ("state", lambda x, hot: sections.state(x.s, ORDER_BY_SEAT in hot.shortened), False),
@@ -450,8 +461,14 @@ USER_SECTIONS: tuple[tuple[str, SectionText, bool], ...] = (
     ("mafia_info", _mafia_info, False),
     ("investigations", _investigations, False),
     ("recent_events", lambda x, hot: x.recent if x.recent and not hot.recent_dropped else None, False),
-    ("defense", lambda x, hot: x.defense or None, False),
-    ("memory", lambda x, hot: sections.memory(hot.memory(x.memory), x.policy.memory_scores), False),
+    ("defense", lambda x, hot: _defense(x, hot), False),
+    (
+        "memory",
+        lambda x, hot: sections.memory(
+            hot.memory(x.memory), x.policy.memory_scores, NIGHTS_GROUPED in hot.shortened
+        ),
+        False,
+    ),
     ("task", lambda x, hot: task(x.s, HISTORY_ONCE in hot.shortened), False),
 )
 """The user message's sections in prompt order (name, text, stable): the record every player
@@ -483,11 +500,13 @@ def hot_material(sources: Sources) -> _Hot:
         order_by_seat=budgeted
         and s.action in sections.SPEECH_STEPS
         and sections.seat_order_from(s) is not None,
-        repeated_nights=budgeted and sections.has_repeated_outcomes(s, memory.facts.kill_history),
+        repeated_nights=budgeted
+        and sections.has_repeated_outcomes(s, memory.facts.kill_history, memory.facts.protection_history),
         quiet_suspicions=budgeted
         and policy.prune_beliefs
         and any(x.level == 0 for x in memory.beliefs.suspicions),
         has_recent=bool(sources.recent),
+        tie_ballots=budgeted and bool(sources.defense),
         has_advice=budgeted and sources.identity != sources.bare_identity,
     )
 

@@ -201,7 +201,13 @@ def _role_facts(t: _Truth, lines: Sequence[str], text: str, prompt: str) -> list
         facts.append(Fact(name, night, (night, target, result) in results))
     m = anchors.PROTECTIONS_LINE.search(text)
     protected = (
-        {(int(e["night"]), e["name"]) for e in anchors.NIGHT_ENTRY.finditer(m["entries"])} if m else set()
+        {
+            (night, e["name"])
+            for e in anchors.NIGHT_ENTRY.finditer(m["entries"])
+            for night in anchors.protection_nights(e)
+        }
+        if m
+        else set()
     )
     for night, target in sorted(t.protections):
         facts.append(Fact(f"protection of night {night}: {target}", night, (night, target) in protected))

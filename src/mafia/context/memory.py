@@ -189,7 +189,7 @@ def strategy_summary(thoughts: Sequence[Thought], plans: int = SUMMARY_PLANS) ->
     return " | ".join(parts)
 
 
-def memory_text(memory: PlayerMemory, scores: bool = False) -> str:
+def memory_text(memory: PlayerMemory, scores: bool = False, grouped: bool = False) -> str:
     """The memory as prompt text: own facts not shown elsewhere, beliefs, plans, last reasonings.
 
     Every word the model wrote is quoted like player text, so nothing in it can pass for an engine
@@ -200,7 +200,8 @@ def memory_text(memory: PlayerMemory, scores: bool = False) -> str:
     facts, beliefs = memory.facts, memory.beliefs
     lines: list[str] = []
     if facts.protection_history:
-        lines.append(anchors.format_protections([(p.round, p.target) for p in facts.protection_history]))
+        entries = [(p.round, p.target) for p in facts.protection_history]
+        lines.append(anchors.format_protections(entries, grouped))
     if facts.night_zero_strategies:
         lines.append("Your team's night-zero plans:")
         lines.extend(

@@ -13,7 +13,7 @@ from mafia.context.memory import memory_text
 from mafia.context.recent import NOTHING_NEW, recent_lines
 from mafia.context.record import GameRecord
 from mafia.context.safety import quote_text
-from mafia.context.schemas import KillRecord, PlayerMemory
+from mafia.context.schemas import KillRecord, PlayerMemory, ProtectionRecord
 from mafia.context.situation import Situation
 from mafia.game.actions import ActionKind
 from mafia.game.events import GameStarted
@@ -157,9 +157,13 @@ def by_outcome(nights: Sequence[tuple[int, tuple[str, str]]]) -> list[tuple[list
     return [(found, what) for what, found in grouped.items()]
 
 
-def has_repeated_outcomes(s: Situation, kills: Sequence[KillRecord]) -> bool:
-    """Whether the player's night lists (team kills, investigation results) repeat an outcome
-    that ``by_outcome`` would write once."""
+def has_repeated_outcomes(
+    s: Situation, kills: Sequence[KillRecord], protections: Sequence[ProtectionRecord] = ()
+) -> bool:
+    """Whether the player's night lists (team kills, investigation results, protections) repeat
+    an outcome (a player protected) that a grouped list would write once."""
+    if len({p.target for p in protections}) < len(protections):
+        return True
     return any(len(by_outcome(x)) < len(x) for x in (_kill_nights(kills), _result_nights(s)))
 
 
@@ -231,8 +235,13 @@ def recent(s: Situation) -> str:
     )
 
 
-def defense(s: Situation) -> str:
-    """The tie: tied players, the counts and ballots of the vote, and the order of defenses."""
+TIE_BALLOTS_ABOVE = "Their ballots: in today's transcript above."
+"""The tie's ballots line where the prompt leaves them to the transcript, which holds them."""
+
+
+def defense(s: Situation, ballots: bool = True) -> str:
+    """The tie: tied players, the counts and ballots of the vote (without ``ballots``, a pointer
+    to today's transcript, which holds them), and the order of defenses."""
     vote = s.tie_vote
     if vote is None:
         return ""
@@ -250,7 +259,9 @@ def defense(s: Situation) -> str:
         header=anchors.DEFENSE,
         tied_line=anchors.format_tied(s.tied),
         counts=", ".join(f"{c.option} {c.votes}" for c in vote.counts),
-        ballots_line=anchors.format_ballots("Votes", [(b.voter, b.target) for b in vote.ballots]),
+        ballots_line=anchors.format_ballots("Votes", [(b.voter, b.target) for b in vote.ballots])
+        if ballots
+        else TIE_BALLOTS_ABOVE,
         order=order,
     )
 
@@ -259,5 +270,6 @@ def transcript(body: str) -> str:
     return render("sections/transcript", header=anchors.TRANSCRIPT, body=body)
 
 
-def memory(memory: PlayerMemory, scores: bool = False) -> str:
-    return render("sections/memory", header=anchors.MEMORY, body=memory_text(memory, scores))
+def memory(memory: PlayerMemory, scores: bool = False, grouped: bool = False) -> str:
+    """The memory section (``grouped``: the protections' nights of each player as one entry)."""
+    return render("sections/memory", header=anchors.MEMORY, body=memory_text(memory, scores, grouped))

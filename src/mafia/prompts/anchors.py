@@ -215,7 +215,8 @@ SUSPICIONS_LINE = re.compile(r"^Your suspicions \(0-10\): (?P<entries>.*)$", re.
 SUSPICION_ENTRY = re.compile(r"(?:^|, )(?P<name>[^,]+?): (?P<level>-?\d+)(?=, |$)")
 # The Doctor's protections, one entry a night: "Your protections: Player 6 (night 1), ...".
 PROTECTIONS_LINE = re.compile(r"^Your protections: (?P<entries>.*)$", re.M)
-NIGHT_ENTRY = re.compile(r"(?:^|, )(?P<name>[^,]+?) \(night (?P<night>\d+)\)")
+NIGHT_ENTRY = re.compile(r"(?:^|, )(?P<name>[^,(]+?) \(nights? (?P<nights>\d+(?:(?:-|; )\d+)*)\)")
+"""A protection entry: "Player 6 (night 1)", or grouped, "Player 6 (nights 1-3; 7)"."""
 # The Mafia's kills in Mafia info: "Team kills: Night 1: Player 7 (killed); Night 2: skip (skipped)".
 KILLS_LINE = re.compile(r"^Team kills: (?P<entries>.*)$", re.M)
 KILL_ENTRY = re.compile(rf"{_NIGHTS}: (?P<target>[^;]+?) \((?P<outcome>killed|survived|skipped)\)")
@@ -225,9 +226,22 @@ def format_suspicions(levels: Sequence[tuple[str, int]]) -> str:
     return "Your suspicions (0-10): " + ", ".join(f"{name}: {level}" for name, level in levels)
 
 
-def format_protections(entries: Sequence[tuple[int, str]]) -> str:
-    """The Doctor's protections by night, e.g. "Your protections: Player 6 (night 1)"."""
-    return "Your protections: " + ", ".join(f"{target} (night {night})" for night, target in entries)
+def format_protections(entries: Sequence[tuple[int, str]], grouped: bool = False) -> str:
+    """The Doctor's protections by night, e.g. "Your protections: Player 6 (night 1)";
+    ``grouped``: each player once, with their nights ("Player 6 (nights 1-3; 7)")."""
+    if not grouped:
+        return "Your protections: " + ", ".join(f"{target} (night {night})" for night, target in entries)
+    nights: dict[str, list[int]] = {}
+    for night, target in entries:
+        nights.setdefault(target, []).append(night)
+    return "Your protections: " + ", ".join(
+        f"{target} ({format_nights(many).lower().replace(', ', '; ')})" for target, many in nights.items()
+    )
+
+
+def protection_nights(m: re.Match[str]) -> list[int]:
+    """The nights a matched protection entry stands for."""
+    return parse_numbers(m["nights"].replace(";", ","))
 
 
 def format_kill(night: int | Sequence[int], target: str, outcome: str) -> str:

@@ -483,7 +483,7 @@ def _read_memory(view: PromptView, memory_text: str) -> None:
             m = a.PROTECTIONS_LINE.match(line)
             if m:
                 for e in a.NIGHT_ENTRY.finditer(m["entries"]):
-                    view.protections.append((int(e["night"]), e["name"]))
+                    view.protections.extend((night, e["name"]) for night in a.protection_nights(e))
         elif " wrote: " in line:
             m = a.STRATEGY_LINE.match(line)
             if m:
