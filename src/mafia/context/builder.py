@@ -408,8 +408,6 @@ class Sources:
     memory: PlayerMemory
     shown: Window
     identity: str
-    bare_identity: str
-    """The identity without the role's playbook (a prompt over its budget)."""
     recent: str
     defense: str
 
@@ -457,7 +455,7 @@ def _defense(x: Sources, hot: _Hot) -> str | None:
 USER_SECTIONS: tuple[tuple[str, SectionText, bool], ...] = (
     ("transcript", _transcript, False),
     ("state", lambda x, hot: sections.state(x.s, ORDER_BY_SEAT in hot.shortened), False),
-    ("identity", lambda x, hot: x.bare_identity if hot.advice_dropped else x.identity, True),
+    ("identity", lambda x, hot: sections.identity(x.s, False) if hot.advice_dropped else x.identity, True),
     ("mafia_info", _mafia_info, False),
     ("investigations", _investigations, False),
     ("recent_events", lambda x, hot: x.recent if x.recent and not hot.recent_dropped else None, False),
@@ -507,7 +505,7 @@ def hot_material(sources: Sources) -> _Hot:
         and any(x.level == 0 for x in memory.beliefs.suspicions),
         has_recent=bool(sources.recent),
         tie_ballots=budgeted and bool(sources.defense),
-        has_advice=budgeted and sources.identity != sources.bare_identity,
+        has_advice=budgeted and policy.role_playbook,
     )
 
 
@@ -545,7 +543,6 @@ def build_context(
         ),
         shown=window(record, policy, day_open=not s.is_night),
         identity=sections.identity(s, policy.role_playbook),
-        bare_identity=sections.identity(s, False),
         recent=sections.recent(s) if policy.recent_events else "",
         defense=sections.defense(s) if action in (ActionKind.DEFENSE, ActionKind.REVOTE) else "",
     )

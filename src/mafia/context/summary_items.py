@@ -52,14 +52,20 @@ _ELLIPSIS = re.compile(r"\.\.\.+")
 _WORD = re.compile(r"\w+")
 
 
-def _nested(schema: dict[str, Any]) -> None:
-    schema.pop("title", None)
+def _answer_schema(schema: dict[str, Any]) -> None:
+    """A schema as sent: no docstring, and no titles on its properties."""
     schema.pop("description", None)
     props = schema.get("properties")
     if isinstance(props, dict):
         for prop in props.values():
             if isinstance(prop, dict):
                 prop.pop("title", None)
+
+
+def _nested(schema: dict[str, Any]) -> None:
+    """An item's schema as sent: as ``_answer_schema``, and without its own title."""
+    schema.pop("title", None)
+    _answer_schema(schema)
 
 
 _SHAPE = ConfigDict(extra="forbid", json_schema_extra=_nested)
@@ -80,15 +86,6 @@ class PatternItem(BaseModel):
     player: str
     target: str | None = Field(description="accused: the player accused; changed_vote: null.")
     days: list[int]
-
-
-def _answer_schema(schema: dict[str, Any]) -> None:
-    schema.pop("description", None)
-    props = schema.get("properties")
-    if isinstance(props, dict):
-        for prop in props.values():
-            if isinstance(prop, dict):
-                prop.pop("title", None)
 
 
 class SummaryAnswer(BaseModel):

@@ -215,19 +215,30 @@ def fitted_prompt(
     return prompt
 
 
+def billed_size(
+    state: PlayerTurnState, runtime: Runtime[GameContext], reask: bool
+) -> Callable[[list[BaseMessage]], int] | None:
+    """The billed input of a call of this turn from its messages (``call_size``: role lines, the
+    answer schema, on a re-ask the one listing the options, and the tools), or None where no
+    token budget bounds it: no budget, or a person's seat, which bills nothing."""
+    req = state["request"]
+    context = game_context(runtime)
+    spec = context.model_spec(req["player"], req["order"])
+    if context.policy.token_budget is None or is_human(spec):
+        return None
+    model = resolve_model(spec)
+    schema = answer_schema(ActionKind(req["action"]), req["options"], reask=reask)
+    return lambda messages: call_size(messages, model, schema, context.policy)
+
+
 def first_prompt(state: PlayerTurnState, runtime: Runtime[GameContext]) -> Prompt:
     """The turn's prompt; under a token budget, one whose first call (the prompt with its role
     lines, the answer schema and the tools, as billed) fits the budget. A person's seat bills
     nothing: its prompt's text fits the budget."""
-    req = state["request"]
-    context = game_context(runtime)
-    budget = context.policy.token_budget
-    spec = context.model_spec(req["player"], req["order"])
-    if budget is None or is_human(spec):
+    size = billed_size(state, runtime, reask=False)
+    if size is None:
         return rendered_prompt(state, runtime)
-    model = resolve_model(spec)
-    schema = answer_schema(ActionKind(req["action"]), req["options"], reask=False)
-    return fitted_prompt(state, runtime, lambda m: call_size(m, model, schema, context.policy), budget)
+    return fitted_prompt(state, runtime, size, game_context(runtime).policy.token_budget or 0)
 
 
 def build_context_node(state: PlayerTurnState, runtime: Runtime[GameContext]) -> dict[str, Any]:
@@ -448,18 +459,13 @@ def reask_messages(
     ``REASK_FLOOR`` tokens for the answer, the prompt is rendered again under a lower budget
     (trimmed as any prompt is), and the answer is cut to the room left."""
     prompt = state["prompt"]
-    context = game_context(runtime)
-    budget = context.policy.token_budget
-    req = state["request"]
-    spec = context.model_spec(req["player"], req["order"])
-    if budget is None or is_human(spec):
+    billed = billed_size(state, runtime, reask=True)
+    if billed is None:
         return [*prompt_messages(prompt), AIMessage(said), HumanMessage(error)]
-    model = resolve_model(spec)
-    schema = answer_schema(ActionKind(req["action"]), req["options"], reask=True)
+    budget = game_context(runtime).policy.token_budget or 0
 
     def size(messages: list[BaseMessage], answer: str = "") -> int:
-        exchange = [*messages, AIMessage(answer), HumanMessage(error)]
-        return call_size(exchange, model, schema, context.policy)
+        return billed([*messages, AIMessage(answer), HumanMessage(error)])
 
     wanted = min(REASK_FLOOR, count_tokens(said))
     prompt = fitted_prompt(state, runtime, lambda m: size(m) + wanted, budget, prompt)

@@ -30,21 +30,11 @@ from mafia.tournament.judged_view import (
 )
 from mafia.tournament.ratings import ROLES
 from mafia.tournament.spec import ASK_DEFAULTS
+from mafia.tournament.spec import ASKED as COMMON_ASKED
 from mafia.tournament.svg import Estimate, Point, colour_of, interval_chart, padded_range, scatter_chart
 
 GENERATOR = '<meta name="generator" content="mafia tournament report">'  # marks a page this module wrote
-ASKED = (
-    "players",
-    "games",
-    "design",
-    "rounds",
-    "seed_start",
-    "roles",
-    "round_cap",
-    "max_retries",
-    "policies",
-    "self_play",
-)
+ASKED = (*COMMON_ASKED, "self_play")
 
 DECEPTION = (
     "Deception (vertical): of the games in which the model held the Mafia seats, the share the "

@@ -29,24 +29,14 @@ from mafia.tournament.plot import ratings_plot
 from mafia.tournament.ratings import ROLES
 from mafia.tournament.results import load_tournament
 from mafia.tournament.spec import ASK_DEFAULTS
+from mafia.tournament.spec import ASKED as COMMON_ASKED
 from mafia.tournament.standings import standings
 
 REPORT_DIR = "report"
 REPORT_FILE = "report.md"
 STANDINGS_FILE = "standings.json"
 PLOT_FILE = "ratings.png"
-ASKED = (
-    "players",
-    "games",
-    "design",
-    "rounds",
-    "seed_start",
-    "roles",
-    "round_cap",
-    "max_retries",
-    "policies",
-    "models",
-)
+ASKED = (*COMMON_ASKED, "models")
 
 
 def _rating(r: JSON | None) -> str:

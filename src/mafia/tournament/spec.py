@@ -34,6 +34,18 @@ Mafia and the others sharing the Town; ``teams``, two models a game, one the who
 other the whole Town, each pair on each deal both ways round; ``swiss``, as teams but only the
 pairs of each Swiss round, models of similar standing."""
 PREFIXES = {MIXED: "turn", TEAMS: "teams", SWISS: "swiss"}
+ASKED = (
+    "players",
+    "games",
+    "design",
+    "rounds",
+    "seed_start",
+    "roles",
+    "round_cap",
+    "max_retries",
+    "policies",
+)
+"""The settings of a tournament that its report and page list, in order (each adds its own)."""
 ASK_DEFAULTS = {"design": MIXED, "self_play": False, "rounds": None}
 """What arena.json leaves out when asked by default (so the tournaments asked before keep their ids)."""
 
